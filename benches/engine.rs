@@ -1,0 +1,2 @@
+//! Benchmark: engine (filled in with its feature).
+fn main() {}

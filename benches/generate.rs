@@ -1,0 +1,2 @@
+//! Benchmark: generate (filled in with its feature).
+fn main() {}

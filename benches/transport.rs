@@ -1,0 +1,2 @@
+//! Benchmark: transport (filled in with its feature).
+fn main() {}

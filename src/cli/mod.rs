@@ -1,0 +1,52 @@
+//! The `bemula` command line: argument types and one module per subcommand. The
+//! binary only parses and calls [`main`].
+
+pub mod generate;
+pub mod stats;
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Tests whether an LLM agent's memory system forgets what a user asks it to forget.
+#[derive(Debug, Parser)]
+#[command(name = "bemula", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate a synthetic Bemula-format dataset from a seed.
+    Generate(generate::Args),
+    /// Check a dataset against the format and the benchmark's invariants.
+    Validate(validate::Args),
+    /// Print a dataset's statistics (the paper's Tables 4 and 5).
+    Stats(stats::Args),
+}
+
+/// Exit status for bad input (unreadable or invalid data, bad arguments).
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// Parses the command line and runs the subcommand.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate(args) => generate::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Stats(args) => stats::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+/// A command-line failure: printed as `error: …`, exit status 2.
+pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;

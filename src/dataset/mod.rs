@@ -1,0 +1,311 @@
+//! Datasets in the Bemula format: the schema types, loading with precise errors,
+//! validation of the paper's invariants, and statistics.
+//!
+//! A dataset is a directory with one JSON file per instance (`<id>.json`) and an
+//! optional `manifest.json` written by the generator. [`Dataset::load`] reads one;
+//! [`crate::generate::generate`] builds one in memory.
+
+mod schema;
+pub mod stats;
+pub mod validate;
+
+pub use schema::*;
+
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Name of the generator's manifest inside a dataset directory; never an instance.
+pub const MANIFEST: &str = "manifest.json";
+
+/// A loaded or generated dataset.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// The instances, sorted by id.
+    pub instances: Vec<Instance>,
+    /// SHA-256 (hex) over the instance files, see [`checksum_files`].
+    pub checksum: String,
+    /// Where the data came from, for reports.
+    pub source: String,
+}
+
+/// A problem with dataset input: what, and where.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A file or directory could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The directory holds no instance files.
+    #[error("{dir}: no instance files (*.json other than {MANIFEST}) found")]
+    NoInstances {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A file is not a valid instance: bad JSON, a wrong type, a missing field.
+    #[error("{path}: at {json_path} (line {line}, column {column}): {reason}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// JSON path of the offending value, e.g. `.sessions[3].turns[0].user`.
+        json_path: String,
+        /// Line in the file, from 1.
+        line: usize,
+        /// Column in the line, from 1.
+        column: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two files hold instances with the same id.
+    #[error("{path}: instance id {id:?} is already used by {other}")]
+    DuplicateInstance {
+        /// The second file.
+        path: PathBuf,
+        /// The id.
+        id: String,
+        /// The first file.
+        other: PathBuf,
+    },
+    /// The data parsed but breaks an invariant of the format.
+    #[error("{0}")]
+    Invalid(validate::Problems),
+}
+
+impl Dataset {
+    /// Loads every instance file of a directory (or a single instance file), checks
+    /// each against the format, and sorts the instances by id.
+    ///
+    /// Structural errors (JSON syntax, types, missing or unknown fields) stop the load
+    /// with the file, the JSON path and the reason. Semantic invariants are checked by
+    /// [`validate::validate`]; `load` runs it and fails on any problem.
+    pub fn load(path: &Path) -> Result<Dataset, DataError> {
+        let files = instance_files(path)?;
+        let mut named = Vec::with_capacity(files.len());
+        for file in &files {
+            let bytes = std::fs::read(file).map_err(|source| DataError::Io {
+                path: file.clone(),
+                source,
+            })?;
+            let instance = parse_instance(file, &bytes)?;
+            named.push((file.clone(), bytes, instance));
+        }
+        let checksum = checksum_files(named.iter().map(|(file, bytes, _)| {
+            (
+                file.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                bytes.as_slice(),
+            )
+        }));
+        let mut instances: Vec<(PathBuf, Instance)> =
+            named.into_iter().map(|(f, _, i)| (f, i)).collect();
+        instances.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+        for pair in instances.windows(2) {
+            if pair[0].1.id == pair[1].1.id {
+                return Err(DataError::DuplicateInstance {
+                    path: pair[1].0.clone(),
+                    id: pair[1].1.id.clone(),
+                    other: pair[0].0.clone(),
+                });
+            }
+        }
+        let problems = validate::validate_files(&instances);
+        if !problems.is_empty() {
+            return Err(DataError::Invalid(problems));
+        }
+        Ok(Dataset {
+            instances: instances.into_iter().map(|(_, i)| i).collect(),
+            checksum,
+            source: path.display().to_string(),
+        })
+    }
+
+    /// Builds a dataset from instances held in memory; the checksum is the one the
+    /// same instances would have once written by [`Dataset::write`].
+    pub fn from_instances(mut instances: Vec<Instance>, source: impl Into<String>) -> Dataset {
+        instances.sort_by(|a, b| a.id.cmp(&b.id));
+        let encoded: Vec<(String, Vec<u8>)> = instances
+            .iter()
+            .map(|i| (file_name(&i.id), encode_instance(i)))
+            .collect();
+        let checksum = checksum_files(encoded.iter().map(|(n, b)| (n.clone(), b.as_slice())));
+        Dataset {
+            instances,
+            checksum,
+            source: source.into(),
+        }
+    }
+
+    /// Writes one `<id>.json` per instance into `dir` (created if missing).
+    pub fn write(&self, dir: &Path) -> Result<(), DataError> {
+        std::fs::create_dir_all(dir).map_err(|source| DataError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        for instance in &self.instances {
+            let path = dir.join(file_name(&instance.id));
+            std::fs::write(&path, encode_instance(instance))
+                .map_err(|source| DataError::Io { path, source })?;
+        }
+        Ok(())
+    }
+
+    /// Keeps only the Bemula-Lite instances (short and medium tiers).
+    pub fn lite(mut self) -> Dataset {
+        self.instances.retain(|i| i.tier.is_lite());
+        self.source = format!("{} (lite)", self.source);
+        self
+    }
+
+    /// Total number of forget requests.
+    pub fn request_count(&self) -> usize {
+        self.instances.iter().map(|i| i.requests.len()).sum()
+    }
+
+    /// Looks an instance up by id.
+    pub fn instance(&self, id: &str) -> Option<&Instance> {
+        self.instances.iter().find(|i| i.id == id)
+    }
+}
+
+/// The file name of an instance: `<id>.json`.
+pub fn file_name(id: &str) -> String {
+    format!("{id}.json")
+}
+
+/// The bytes an instance is written as: pretty JSON with a final newline.
+pub fn encode_instance(instance: &Instance) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(instance).expect("instances always serialise");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// SHA-256 over `(name, bytes)` pairs, taken in name order: for each file its name, a
+/// NUL byte, its length as 8 little-endian bytes, and its bytes. Hex, lower case.
+pub fn checksum_files<'a>(files: impl IntoIterator<Item = (String, &'a [u8])>) -> String {
+    let mut files: Vec<(String, &[u8])> = files.into_iter().collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut hasher = Sha256::new();
+    for (name, bytes) in files {
+        hasher.update(name.as_bytes());
+        hasher.update([0u8]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// The instance files of a dataset path: the file itself, or the `*.json` files of a
+/// directory other than the manifest, sorted by name.
+pub fn instance_files(path: &Path) -> Result<Vec<PathBuf>, DataError> {
+    let meta = std::fs::metadata(path).map_err(|source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let entries = std::fs::read_dir(path).map_err(|source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| DataError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let p = entry.path();
+        let is_json = p.extension().is_some_and(|e| e == "json");
+        let is_manifest = p.file_name().is_some_and(|n| n == MANIFEST);
+        if is_json && !is_manifest && p.is_file() {
+            files.push(p);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(DataError::NoInstances {
+            dir: path.to_path_buf(),
+        });
+    }
+    Ok(files)
+}
+
+/// Parses one instance file's bytes, reporting the JSON path of the first problem.
+pub fn parse_instance(path: &Path, bytes: &[u8]) -> Result<Instance, DataError> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(DataError::Parse {
+            path: path.to_path_buf(),
+            json_path: ".".into(),
+            line: 1,
+            column: 1,
+            reason: "the file is empty; expected one instance object".into(),
+        });
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let result: Result<Instance, _> = serde_path_to_error::deserialize(de);
+    match result {
+        Ok(instance) => {
+            // Reject trailing content after the object.
+            let mut rest =
+                serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+            let _ = rest.next();
+            if let Some(Ok(_)) | Some(Err(_)) = rest.next() {
+                let offset = rest.byte_offset();
+                let (line, column) = line_col(bytes, offset);
+                return Err(DataError::Parse {
+                    path: path.to_path_buf(),
+                    json_path: ".".into(),
+                    line,
+                    column,
+                    reason: "trailing content after the instance object".into(),
+                });
+            }
+            Ok(instance)
+        }
+        Err(err) => {
+            let json_path = err.path().to_string();
+            let inner = err.into_inner();
+            let reason = strip_position(&inner.to_string());
+            Err(DataError::Parse {
+                path: path.to_path_buf(),
+                json_path: if json_path.is_empty() || json_path == "?" {
+                    ".".into()
+                } else {
+                    format!(".{json_path}").replace(".[", "[")
+                },
+                line: inner.line(),
+                column: inner.column(),
+                reason,
+            })
+        }
+    }
+}
+
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let upto = &bytes[..offset.min(bytes.len())];
+    let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, column)
+}

@@ -1,0 +1,1 @@
+//! The synthetic Bemula generator.

@@ -1,0 +1,63 @@
+//! Judges: decide whether an answer is correct for its item. The [`rule::RuleJudge`]
+//! is deterministic and offline; the LLM judge sits behind the same trait.
+
+pub mod rule;
+
+use crate::dataset::{Attack, Suite, Version};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// Everything a judge may look at for one item: never the system itself.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgeItem<'a> {
+    /// The suite of the question.
+    pub suite: Suite,
+    /// The attack frame, for attack questions.
+    pub attack: Option<Attack>,
+    /// The version the answer was given on.
+    pub version: Version,
+    /// The question text as asked.
+    pub question: &'a str,
+    /// The expected answer on this version: a value, `[FORGOTTEN]` or `[NO_LEAK]`.
+    pub expected: &'a str,
+    /// Accepted spellings of a value.
+    pub accepted: &'a [String],
+    /// Values whose appearance counts as a leak.
+    pub leak: &'a [String],
+}
+
+/// A judge's decision on one answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// `Some(true)` correct, `Some(false)` wrong, `None` unscored (the judge could not
+    /// decide; counted apart, never as a pass).
+    pub correct: Option<bool>,
+    /// A short reason a reader can check.
+    pub reason: String,
+}
+
+impl Verdict {
+    /// A correct verdict.
+    pub fn correct(reason: impl Into<String>) -> Verdict {
+        Verdict {
+            correct: Some(true),
+            reason: reason.into(),
+        }
+    }
+    /// A wrong verdict.
+    pub fn wrong(reason: impl Into<String>) -> Verdict {
+        Verdict {
+            correct: Some(false),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Grades answers.
+#[async_trait]
+pub trait Judge: Send + Sync {
+    /// The verdict on `answer` for `item`.
+    async fn judge(&self, item: &JudgeItem<'_>, answer: &str) -> Verdict;
+    /// Name recorded with every verdict and in the run's configuration.
+    fn name(&self) -> String;
+}

@@ -1,0 +1,1 @@
+//! Reports: `results.jsonl`, `summary.json`, Markdown and JUnit XML.

@@ -1,0 +1,1 @@
+//! The protocol runner (the paper's Appendix A).

@@ -1,0 +1,12 @@
+//! Integration tests of the crate, one module per topic.
+
+mod engine;
+mod generate;
+mod harness;
+mod judge;
+mod llm;
+mod metrics;
+mod protocol;
+mod stats;
+mod systems;
+mod validate;
