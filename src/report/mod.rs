@@ -1,1 +1,177 @@
-//! Reports: `results.jsonl`, `summary.json`, Markdown and JUnit XML.
+//! Reports of a run: `results.jsonl` (one [`Record`] per line), `summary.json`
+//! ([`Summary`]), `summary.md` (the metric table with intervals, breakdowns, the failing
+//! requests) and `junit.xml` (one test case per request).
+//!
+//! A report never recomputes a metric: [`Summary::build`] calls [`crate::metrics`]
+//! once and every output renders that summary.
+
+mod junit;
+mod markdown;
+mod message;
+
+pub use junit::write_junit;
+pub use markdown::{render_markdown, render_table};
+pub use message::{request_message, test_name};
+
+use crate::metrics::{self, BootstrapConfig, Breakdowns, Counts, Interval, MetricSet, RequestOutcome};
+use crate::record::Record;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// What a run was: recorded in `summary.json` so a result can be traced and repeated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The system under test, as its factory (or adapter handshake) describes it.
+    pub system: crate::system::SystemInfo,
+    /// Name of the judge.
+    pub judge: String,
+    /// Name of the answerer.
+    pub answerer: String,
+    /// Where the data came from.
+    pub dataset: String,
+    /// SHA-256 of the dataset's instance files.
+    pub dataset_checksum: String,
+    /// Seed of the generated data, when generated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_seed: Option<u64>,
+    /// Seed of the bootstrap.
+    pub bootstrap_seed: u64,
+    /// Bootstrap resamples.
+    pub bootstrap_resamples: usize,
+    /// Version of bemula.
+    pub bemula_version: String,
+    /// Anything else worth keeping (filters, gate, usage).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The aggregate of a run: every figure the reports show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// How the run was made.
+    pub config: RunInfo,
+    /// RA, FE, PR, RLA, AR, RPR, FA, UG and Score, fractions in [0,1] (null if undefined).
+    pub metrics: MetricSet,
+    /// Percentile cluster-bootstrap intervals, by metric name.
+    pub intervals: BTreeMap<String, Interval>,
+    /// Metrics by request type, attack type and tier.
+    pub breakdowns: Breakdowns,
+    /// Counts of records: correct, wrong, errors, unscored.
+    pub counts: Counts,
+    /// Every request, passed or failed, with its failing items.
+    pub requests: Vec<RequestOutcome>,
+}
+
+impl Summary {
+    /// Computes the summary of `records`.
+    pub fn build(records: &[Record], mut config: RunInfo, bootstrap: &BootstrapConfig) -> Summary {
+        config.bootstrap_seed = bootstrap.seed;
+        config.bootstrap_resamples = bootstrap.resamples;
+        if config.bemula_version.is_empty() {
+            config.bemula_version = env!("CARGO_PKG_VERSION").to_string();
+        }
+        Summary {
+            config,
+            metrics: metrics::compute(records),
+            intervals: metrics::bootstrap(records, bootstrap),
+            breakdowns: metrics::breakdowns(records),
+            counts: metrics::counts(records),
+            requests: metrics::request_outcomes(records),
+        }
+    }
+
+    /// Requests that passed, and the total.
+    pub fn passed(&self) -> (usize, usize) {
+        (
+            self.requests.iter().filter(|r| r.passed).count(),
+            self.requests.len(),
+        )
+    }
+}
+
+/// A failure to write or read a report file.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ReportError {
+    /// The file.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl ReportError {
+    fn io(path: &Path, err: impl std::fmt::Display) -> ReportError {
+        ReportError {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        }
+    }
+}
+
+/// Names of the files a run writes.
+pub const RESULTS: &str = "results.jsonl";
+/// See [`RESULTS`].
+pub const SUMMARY_JSON: &str = "summary.json";
+/// See [`RESULTS`].
+pub const SUMMARY_MD: &str = "summary.md";
+/// See [`RESULTS`].
+pub const JUNIT: &str = "junit.xml";
+
+/// Writes `results.jsonl`, `summary.json`, `summary.md` and `junit.xml` into `dir`.
+/// `times` gives each request's wall time in seconds by test name, where known.
+pub fn write_all(
+    dir: &Path,
+    records: &[Record],
+    summary: &Summary,
+    times: &BTreeMap<String, f64>,
+) -> Result<(), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
+    write_records(&dir.join(RESULTS), records)?;
+    let json = serde_json::to_string_pretty(summary).map_err(|e| ReportError::io(dir, e))?;
+    write_file(&dir.join(SUMMARY_JSON), format!("{json}\n").as_bytes())?;
+    write_file(&dir.join(SUMMARY_MD), render_markdown(summary).as_bytes())?;
+    write_junit(&dir.join(JUNIT), records, summary, times)
+}
+
+/// Writes records as JSON lines.
+pub fn write_records(path: &Path, records: &[Record]) -> Result<(), ReportError> {
+    let mut out = Vec::with_capacity(records.len() * 400);
+    for record in records {
+        serde_json::to_writer(&mut out, record).map_err(|e| ReportError::io(path, e))?;
+        out.push(b'\n');
+    }
+    write_file(path, &out)
+}
+
+/// Reads records written by [`write_records`]; a bad line is an error naming it.
+pub fn read_records(path: &Path) -> Result<Vec<Record>, ReportError> {
+    let file = std::fs::File::open(path).map_err(|e| ReportError::io(path, e))?;
+    let mut records = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| ReportError::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&line).map_err(|e| ReportError {
+            path: path.to_path_buf(),
+            message: format!("line {}: {e}", n + 1),
+        })?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// Writes a file atomically: a temporary file beside it, then a rename, so a reader
+/// never sees half a report.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(|e| ReportError::io(path, e))
+}

@@ -1,0 +1,11 @@
+//! Dogfood: the bemula suite run by `cargo test` against the built-in `transcript` system on
+//! the synthetic Bemula-Lite data with the rule judge. Known failures are listed in
+//! `conformance/expectations/transcript.txt`; the target passes only while the system's
+//! behaviour is unchanged (rewrite the list with `BEMULA_BLESS=1`).
+
+fn main() -> std::process::ExitCode {
+    let factory = bemula::system::builtin::factory("transcript").expect("a built-in system");
+    bemula::harness::Harness::with_factory(factory)
+        .expectations(concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/expectations/transcript.txt"))
+        .run()
+}

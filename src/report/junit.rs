@@ -1,0 +1,45 @@
+//! JUnit XML: one `testsuite` per run, one `testcase` per request (classname = the
+//! instance), failure text in the element body, no colour codes.
+
+use super::{ReportError, Summary, request_message, test_name};
+use crate::record::Record;
+use junit_report::{Duration, OffsetDateTime, ReportBuilder, TestCase, TestSuiteBuilder};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Writes `junit.xml` for the requests of `summary`; `times` are seconds by test name.
+pub fn write_junit(
+    path: &Path,
+    records: &[Record],
+    summary: &Summary,
+    times: &BTreeMap<String, f64>,
+) -> Result<(), ReportError> {
+    let mut by_instance: BTreeMap<&str, Vec<Record>> = BTreeMap::new();
+    for record in records {
+        by_instance.entry(record.instance.as_str()).or_default().push(record.clone());
+    }
+    let mut suite = TestSuiteBuilder::new(&format!("bemula::{}", summary.config.system.name));
+    suite.set_timestamp(OffsetDateTime::now_utc());
+    for outcome in &summary.requests {
+        let name = test_name(&outcome.instance, &outcome.request, outcome.request_type);
+        let time = Duration::seconds_f64(times.get(&name).copied().unwrap_or(0.0));
+        let mut case = if outcome.passed {
+            TestCase::success(&name, time)
+        } else {
+            let instance_records = by_instance.get(outcome.instance.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            let body = request_message(instance_records, &outcome.request);
+            let summary_line = body.lines().next().unwrap_or("failed").to_string();
+            let mut case = TestCase::failure(&name, time, "bemula", &summary_line);
+            case.set_trace(&body);
+            case
+        };
+        case.set_classname(&outcome.instance);
+        suite.add_testcase(case);
+    }
+    let report = ReportBuilder::new().add_testsuite(suite.build()).build();
+    let mut bytes = Vec::new();
+    report
+        .write_xml(&mut bytes)
+        .map_err(|e| ReportError { path: path.to_path_buf(), message: e.to_string() })?;
+    super::write_file(path, &bytes)
+}

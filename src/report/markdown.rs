@@ -1,0 +1,124 @@
+//! The Markdown summary of a run and the plain-text table of several systems (the
+//! paper's Table 1).
+
+use super::Summary;
+use crate::metrics::MetricSet;
+use std::fmt::Write;
+
+/// The metric names in the order of the paper's Table 1.
+pub const TABLE_METRICS: [&str; 7] = ["RA", "FE", "PR", "RLA", "AR", "RPR", "Score"];
+
+/// A fraction as a percentage with one decimal, or `–` when undefined.
+pub fn pct(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_string(), |v| format!("{:.1}", v * 100.0))
+}
+
+fn cell(summary: &Summary, metric: &str) -> String {
+    let value = summary.metrics.get(metric);
+    match summary.intervals.get(metric) {
+        Some(i) if value.is_some() => format!("{} [{}, {}]", pct(value), pct(Some(i.lo)), pct(Some(i.hi))),
+        _ => pct(value),
+    }
+}
+
+/// A plain-text table of several systems' summaries: RA FE PR RLA AR RPR Score with
+/// 95% intervals, as percentages.
+pub fn render_table(rows: &[(String, &Summary)]) -> String {
+    let mut cells: Vec<Vec<String>> = vec![
+        std::iter::once("system".to_string())
+            .chain(TABLE_METRICS.iter().map(|m| m.to_string()))
+            .chain(["passed".to_string(), "errors".to_string()])
+            .collect(),
+    ];
+    for (name, summary) in rows {
+        let (passed, total) = summary.passed();
+        cells.push(
+            std::iter::once(name.clone())
+                .chain(TABLE_METRICS.iter().map(|m| cell(summary, m)))
+                .chain([format!("{passed}/{total}"), summary.counts.errors.to_string()])
+                .collect(),
+        );
+    }
+    let widths: Vec<usize> = (0..cells[0].len())
+        .map(|c| cells.iter().map(|row| row[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (r, row) in cells.iter().enumerate() {
+        for (c, text) in row.iter().enumerate() {
+            let pad = widths[c] - text.chars().count();
+            if c == 0 {
+                let _ = write!(out, "{text}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(out, "  {}{text}", " ".repeat(pad));
+            }
+        }
+        out.push('\n');
+        if r == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn metric_row(out: &mut String, label: &str, m: &MetricSet, names: &[&str]) {
+    let _ = write!(out, "| {label} |");
+    for name in names {
+        let _ = write!(out, " {} |", pct(m.get(name)));
+    }
+    out.push('\n');
+}
+
+/// The Markdown summary: configuration, the metric table with intervals, breakdowns by
+/// request type, attack type and tier, and the failing requests.
+pub fn render_markdown(summary: &Summary) -> String {
+    let mut out = String::new();
+    let c = &summary.config;
+    let (passed, total) = summary.passed();
+    let _ = writeln!(out, "# bemula results: {}\n", c.system.name);
+    let _ = writeln!(out, "- system: `{}`{}", c.system.name, c.system.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default());
+    let _ = writeln!(out, "- judge: `{}`, answerer: `{}`", c.judge, c.answerer);
+    let _ = writeln!(out, "- dataset: {} (sha256 `{}`)", c.dataset, c.dataset_checksum);
+    let _ = writeln!(out, "- requests passed: **{passed} of {total}**");
+    let k = &summary.counts;
+    let _ = writeln!(out, "- items: {} records, {} correct, {} wrong, {} errors, {} unscored\n", k.records, k.correct, k.wrong, k.errors, k.unscored);
+    if k.errors > 0 || k.unscored > 0 {
+        let _ = writeln!(out, "> **Note:** {} errors and {} unscored items count as not correct in every metric.\n", k.errors, k.unscored);
+    }
+    let _ = writeln!(out, "## Metrics (percent, 95% cluster-bootstrap intervals over instances, {} resamples)\n", c.bootstrap_resamples);
+    let _ = writeln!(out, "| metric | value | 95% interval |\n|---|---:|---:|");
+    for name in ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"] {
+        let interval = summary
+            .intervals
+            .get(name)
+            .map(|i| format!("[{}, {}]", pct(Some(i.lo)), pct(Some(i.hi))))
+            .unwrap_or_else(|| "–".into());
+        let _ = writeln!(out, "| {name} | {} | {interval} |", pct(summary.metrics.get(name)));
+    }
+    let names = ["RA", "FE", "RLA", "AR", "RPR"];
+    let _ = writeln!(out, "\n## By request type\n\n| type | RA | FE | RLA | AR | RPR |\n|---|---:|---:|---:|---:|---:|");
+    for (kind, m) in &summary.breakdowns.by_type {
+        metric_row(&mut out, kind, m, &names);
+    }
+    let _ = writeln!(out, "\n## By attack type (attack robustness)\n\n| attack | AR |\n|---|---:|");
+    for (attack, value) in &summary.breakdowns.by_attack {
+        let _ = writeln!(out, "| {attack} | {} |", pct(*value));
+    }
+    let all = ["RA", "FE", "PR", "RLA", "AR", "RPR", "Score"];
+    let _ = writeln!(out, "\n## By length tier\n\n| tier | RA | FE | PR | RLA | AR | RPR | Score |\n|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (tier, m) in &summary.breakdowns.by_tier {
+        metric_row(&mut out, tier, m, &all);
+    }
+    let failing: Vec<_> = summary.requests.iter().filter(|r| !r.passed).collect();
+    let _ = writeln!(out, "\n## Failing requests ({} of {total})\n", failing.len());
+    if failing.is_empty() {
+        let _ = writeln!(out, "None.");
+    } else {
+        let _ = writeln!(out, "| request | failing items |\n|---|---|");
+        for r in failing {
+            let items: Vec<String> = r.failed.iter().map(|f| format!("`{}` ({})", f.question_id, f.why)).collect();
+            let _ = writeln!(out, "| `{}` | {} |", super::test_name(&r.instance, &r.request, r.request_type), items.join(", "));
+        }
+    }
+    out
+}

@@ -1,0 +1,135 @@
+//! Test names of requests, and the readable message of a request's outcome: every
+//! sub-assertion with ✓ or ✗, and for each ✗ the question, the expected answer, the
+//! system's answer, the judge's reason and, for values, a word diff.
+
+use crate::dataset::{RequestType, Suite, Version};
+use crate::metrics;
+use crate::record::Record;
+use similar::{ChangeTag, TextDiff};
+use std::fmt::Write;
+
+/// The test name of a request: `<instance>::<request>::<type>_<type name>`, e.g.
+/// `short_003::r2::F3_semantic`, so that libtest filters select by instance
+/// (`short_003::`), tier (`short_`), type (`F3`, `semantic`) or one request (`--exact`).
+pub fn test_name(instance: &str, request: &str, kind: RequestType) -> String {
+    format!("{instance}::{request}::{}_{}", kind.code(), kind.name())
+}
+
+/// The message of one request: its items and the instance's preservation items, each
+/// with ✓ or ✗ by effective correctness. `records` are the records of its instance.
+pub fn request_message(records: &[Record], request: &str) -> String {
+    let effective = metrics::effective(records);
+    let mut mine: Vec<(&Record, bool)> = Vec::new();
+    let mut preservation: Vec<(&Record, bool)> = Vec::new();
+    for (record, ok) in records.iter().zip(&effective) {
+        let Some(ok) = *ok else { continue };
+        if record.request.as_deref() == Some(request) {
+            mine.push((record, ok));
+        } else if record.suite == Suite::Preservation {
+            preservation.push((record, ok));
+        }
+    }
+    let failed = mine.iter().chain(&preservation).filter(|(_, ok)| !ok).count();
+    let total = mine.len() + preservation.len();
+    let mut out = String::new();
+    if failed == 0 {
+        let _ = writeln!(out, "all {total} sub-assertions hold");
+    } else {
+        let _ = writeln!(out, "{failed} of {total} sub-assertions fail");
+    }
+    for (record, ok) in mine.iter().chain(&preservation) {
+        item(&mut out, records, record, *ok);
+    }
+    out
+}
+
+fn label(record: &Record) -> String {
+    match record.attack {
+        Some(attack) => format!("attack/{}", attack.name()),
+        None => record.suite.name().to_string(),
+    }
+}
+
+fn item(out: &mut String, records: &[Record], record: &Record, ok: bool) {
+    let mark = if ok { '✓' } else { '✗' };
+    let _ = writeln!(out, "  {mark} {:<20} {}", label(record), record.question_id);
+    if ok {
+        return;
+    }
+    let control = record.conditioned_on.as_deref().and_then(|id| {
+        records
+            .iter()
+            .find(|r| r.version == Version::Control && r.question_id == id)
+    });
+    if record.correct {
+        // The item itself was right: its control probe is what failed.
+        match control {
+            Some(c) => {
+                let _ = writeln!(out, "      the item holds on the forget version, but its control probe {} failed:", c.question_id);
+                detail(out, c);
+            }
+            None => {
+                let _ = writeln!(out, "      its control probe was not asked");
+            }
+        }
+        return;
+    }
+    detail(out, record);
+}
+
+fn detail(out: &mut String, record: &Record) {
+    let _ = writeln!(out, "      version:  {}", record.version);
+    let _ = writeln!(out, "      question: {}", one_line(&record.question));
+    let _ = writeln!(out, "      expected: {}", record.expected);
+    match (&record.answer, &record.error) {
+        (_, Some(error)) => {
+            let _ = writeln!(out, "      error:    {}", one_line(error));
+        }
+        (Some(answer), None) => {
+            let _ = writeln!(out, "      answer:   {}", one_line(answer));
+            let _ = writeln!(out, "      judge:    {}{}", record.reason, if record.unscored { " (unscored)" } else { "" });
+            if !record.expected.starts_with('[') {
+                let _ = writeln!(out, "      diff (-expected +answer): {}", word_diff(&record.expected, answer));
+            }
+        }
+        (None, None) => {
+            let _ = writeln!(out, "      no answer recorded");
+        }
+    }
+}
+
+fn one_line(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 300 {
+        let cut: String = flat.chars().take(300).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+/// A word diff as plain text: `[-removed-]` and `{+added+}`, no colour codes.
+fn word_diff(expected: &str, answer: &str) -> String {
+    let answer = one_line(answer);
+    let diff = TextDiff::from_words(expected, answer.as_str());
+    let mut out = String::new();
+    for change in diff.iter_all_changes() {
+        let value = change.value();
+        match change.tag() {
+            ChangeTag::Equal => out.push_str(value),
+            ChangeTag::Delete => {
+                let _ = write!(out, "[-{}-]", value.trim());
+                if value.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+            ChangeTag::Insert => {
+                let _ = write!(out, "{{+{}+}}", value.trim());
+                if value.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+        }
+    }
+    out
+}
