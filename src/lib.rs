@@ -16,6 +16,7 @@ pub mod answer;
 pub mod cli;
 pub mod dataset;
 pub mod generate;
+pub mod harness;
 pub mod judge;
 pub mod metrics;
 pub mod record;

@@ -2,7 +2,10 @@
 //! binary only parses and calls [`main`].
 
 pub mod generate;
+pub mod report;
+pub mod run;
 pub mod stats;
+pub mod test;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -20,6 +23,12 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run memory systems through the benchmark and print the paper's Table 1 (the main job).
+    Run(run::Args),
+    /// Run the suite as tests, one per forget request (the `cargo test` harness as a command).
+    Test(test::Args),
+    /// Assemble the reports of a harness run whose tests ran in separate processes.
+    Report(report::Args),
     /// Generate a synthetic Bemula-format dataset from a seed.
     Generate(generate::Args),
     /// Check a dataset against the format and the benchmark's invariants.
@@ -35,6 +44,9 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Test(args) => test::run(args),
+        Command::Report(args) => report::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Stats(args) => stats::run(args),

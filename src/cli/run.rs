@@ -184,7 +184,7 @@ fn lite_if_any(dataset: Dataset) -> Dataset {
     }
 }
 
-fn make_factory(spec: &str) -> Result<SharedFactory, Box<dyn std::error::Error>> {
+pub(crate) fn make_factory(spec: &str) -> Result<SharedFactory, Box<dyn std::error::Error>> {
     if let Some(factory) = builtin::factory(spec) {
         return Ok(factory);
     }
@@ -196,7 +196,7 @@ fn make_factory(spec: &str) -> Result<SharedFactory, Box<dyn std::error::Error>>
 }
 
 /// A directory name for a system spec: its characters outside `[A-Za-z0-9._-]` become `_`.
-fn dir_name(spec: &str) -> String {
+pub(crate) fn dir_name(spec: &str) -> String {
     let name: String = spec
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })

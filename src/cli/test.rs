@@ -1,0 +1,56 @@
+//! `bemula test`: the `cargo test` harness as a command. Runs one trial per forget
+//! request against a system (a built-in one or an adapter), with libtest's arguments
+//! after `--`: `bemula test --system naive-rag -- F3 --format terse`.
+
+use super::CliResult;
+use crate::harness::Harness;
+use std::path::PathBuf;
+
+/// Arguments of `bemula test`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// System under test: a built-in name, `cmd:COMMAND LINE` or an http:// URL.
+    #[arg(long)]
+    pub system: String,
+    /// Dataset directory (default: the generated Bemula-Lite data; `BEMULA_DATA` overrides).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The full set instead of Lite.
+    #[arg(long)]
+    pub full: bool,
+    /// Expectations file of known failures.
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
+    /// Gate: pass when the request pass rate is at least this fraction.
+    #[arg(long, value_name = "RATE")]
+    pub min_rpr: Option<f64>,
+    /// Report directory (default `reports/test/<system>`).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// libtest arguments: a filter, `--exact`, `--list`, `--skip`, `--test-threads`, …
+    #[arg(last = true, allow_hyphen_values = true)]
+    pub libtest: Vec<String>,
+}
+
+/// Runs `bemula test`.
+pub fn run(args: Args) -> CliResult {
+    let factory = super::run::make_factory(&args.system)?;
+    let mut harness = Harness::with_factory(factory).full(args.full);
+    if let Some(dir) = args.data {
+        harness = harness.data(dir);
+    }
+    if let Some(file) = args.expectations {
+        harness = harness.expectations(file);
+    }
+    if let Some(rate) = args.min_rpr {
+        harness = harness.min_rpr(rate);
+    }
+    let report_dir = args
+        .report_dir
+        .unwrap_or_else(|| PathBuf::from("reports/test").join(super::run::dir_name(&args.system)));
+    harness = harness.report_dir(report_dir);
+    let libtest = libtest_mimic::Arguments::from_iter(
+        std::iter::once("bemula test".to_string()).chain(args.libtest),
+    );
+    Ok(harness.run_with_args(libtest))
+}
