@@ -17,6 +17,8 @@ pub mod cli;
 pub mod dataset;
 pub mod generate;
 pub mod judge;
+#[cfg(feature = "llm")]
+pub mod llm;
 pub mod metrics;
 pub mod record;
 pub mod report;
