@@ -21,6 +21,7 @@
 //! ```
 
 mod answer;
+pub mod args;
 pub mod cache;
 mod client;
 mod config;
@@ -32,6 +33,7 @@ pub mod prompt;
 mod usage;
 
 pub use answer::LlmAnswerer;
+pub use args::LlmArgs;
 pub use client::{Completion, LlmClient, Message};
 pub use config::{
     ApiKey, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, default_cache_dir, display_url,
