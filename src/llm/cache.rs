@@ -13,6 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Format tag of a cache entry.
 const ENTRY_FORMAT: &str = "bemula-llm-cache/1";
 
+/// Numbers temporary files process-wide, so that two caches over one directory in the
+/// same process never pick the same temporary name (the process id separates
+/// processes).
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
 /// Everything that determines a reply. Timeouts, concurrency, retries and the API key
 /// are deliberately absent: they change how a reply is fetched, not what it says.
 #[derive(Debug, Serialize)]
@@ -85,16 +90,12 @@ impl CacheEntry {
 #[derive(Debug)]
 pub struct ResponseCache {
     dir: PathBuf,
-    temp_counter: AtomicU64,
 }
 
 impl ResponseCache {
     /// A cache in `dir` (created on first write).
     pub fn new(dir: impl Into<PathBuf>) -> ResponseCache {
-        ResponseCache {
-            dir: dir.into(),
-            temp_counter: AtomicU64::new(0),
-        }
+        ResponseCache { dir: dir.into() }
     }
 
     /// The cache directory.
@@ -127,7 +128,7 @@ impl ResponseCache {
         tokio::fs::create_dir_all(parent)
             .await
             .map_err(|e| cache_err(parent, e))?;
-        let n = self.temp_counter.fetch_add(1, Ordering::Relaxed);
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = parent.join(format!(".{digest}.{}.{n}.tmp", std::process::id()));
         let bytes = serde_json::to_vec_pretty(entry).expect("a cache entry always serialises");
         tokio::fs::write(&temp, &bytes)
