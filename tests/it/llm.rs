@@ -897,3 +897,45 @@ fn calibrate_lists_disagreements_and_fails_clearly_on_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown judge \"oracle\""));
 }
+
+#[test]
+fn the_shipped_labels_are_balanced_and_the_guards_never_contradict_them() {
+    use bemula::cli::calibrate::load_labels;
+    use bemula::llm::guard;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/calibration/labels.jsonl");
+    let items = load_labels(&path).unwrap();
+    assert!(items.len() >= 200, "{} items", items.len());
+    for suite in Suite::ALL {
+        let n = items.iter().filter(|i| i.label.suite == suite).count();
+        assert!(n >= 25, "{suite}: {n} items");
+    }
+    for attack in Attack::ALL {
+        let n = items
+            .iter()
+            .filter(|i| i.label.attack == Some(attack))
+            .count();
+        assert!(n >= 10, "{attack}: {n} items");
+    }
+    let correct = items.iter().filter(|i| i.label.human).count();
+    let share = correct as f64 / items.len() as f64;
+    assert!(
+        (0.4..=0.6).contains(&share),
+        "{correct} of {} correct",
+        items.len()
+    );
+    // Guards only ever fail an item; on the shipped set they must never fail one the
+    // human passed.
+    let mut decided = 0;
+    for i in &items {
+        if let Some(finding) = guard::check(&i.label.item(), &i.label.answer) {
+            decided += 1;
+            assert!(
+                !i.label.human,
+                "line {}: guard says {finding}, human says correct",
+                i.line
+            );
+        }
+    }
+    assert!(decided >= 20, "guards decided only {decided} items");
+    eprintln!("guards decided {decided} of {} shipped items", items.len());
+}
