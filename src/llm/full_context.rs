@@ -11,6 +11,7 @@ use crate::system::{
     SystemFactory, SystemInfo, SystemResult, TurnInput,
 };
 use async_trait::async_trait;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -24,11 +25,12 @@ struct TranscriptSession {
     turns: Vec<(String, String)>,
 }
 
-/// The full-context system for one namespace.
+/// The full-context system. It keeps one transcript per namespace, so one value can
+/// serve several evaluations at once (the factory makes one per namespace anyway).
 #[derive(Debug)]
 pub struct FullContext {
     client: LlmClient,
-    sessions: Vec<TranscriptSession>,
+    transcripts: HashMap<Namespace, Vec<TranscriptSession>>,
 }
 
 impl FullContext {
@@ -36,15 +38,16 @@ impl FullContext {
     pub fn new(client: LlmClient) -> FullContext {
         FullContext {
             client,
-            sessions: Vec::new(),
+            transcripts: HashMap::new(),
         }
     }
 
-    /// The transcript as the prompt shows it: one `## Session <id> (<date>)` block per
-    /// session, `User:` and `Assistant:` lines per turn, all text neutralised.
-    pub fn transcript(&self) -> String {
+    /// The transcript of a namespace as the prompt shows it: one
+    /// `## Session <id> (<date>)` block per session, `User:` and `Assistant:` lines per
+    /// turn, all text neutralised.
+    pub fn transcript(&self, ns: &Namespace) -> String {
         let mut out = String::new();
-        for s in &self.sessions {
+        for s in self.transcripts.get(ns).into_iter().flatten() {
             let _ = writeln!(
                 out,
                 "## Session {} ({})",
@@ -61,11 +64,11 @@ impl FullContext {
     }
 
     /// The messages for a question.
-    fn messages(&self, question: &str) -> Vec<Message> {
+    fn messages(&self, ns: &Namespace, question: &str) -> Vec<Message> {
         let user = FULL_CONTEXT.render(
             "user",
             &[
-                ("transcript", &self.transcript()),
+                ("transcript", &self.transcript(ns)),
                 ("question", &neutralise(question)),
             ],
         );
@@ -89,13 +92,14 @@ fn system_error(e: &LlmError) -> SystemError {
 
 #[async_trait]
 impl AsyncMemorySystem for FullContext {
-    async fn reset(&mut self, _ns: &Namespace) -> SystemResult<()> {
-        self.sessions.clear();
+    async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+        self.transcripts.remove(ns);
         Ok(())
     }
 
-    async fn start_session(&mut self, _ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
-        self.sessions.push(TranscriptSession {
+    async fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        let sessions = self.transcripts.entry(ns.clone()).or_default();
+        sessions.push(TranscriptSession {
             id: session.id.clone(),
             date: session.date.clone(),
             turns: Vec::new(),
@@ -104,7 +108,7 @@ impl AsyncMemorySystem for FullContext {
     }
 
     async fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
-        let Some(session) = self.sessions.last_mut() else {
+        let Some(session) = self.transcripts.get_mut(ns).and_then(|s| s.last_mut()) else {
             return Err(SystemError::system(format!(
                 "{NAME}: namespace {ns}: a turn arrived before any session started"
             )));
@@ -116,7 +120,7 @@ impl AsyncMemorySystem for FullContext {
     }
 
     async fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
-        let messages = self.messages(question);
+        let messages = self.messages(ns, question);
         let config = self.client.config();
         let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
         let needed = chars.div_ceil(4) + config.max_tokens as usize;

@@ -939,3 +939,44 @@ fn the_shipped_labels_are_balanced_and_the_guards_never_contradict_them() {
     assert!(decided >= 20, "guards decided only {decided} items");
     eprintln!("guards decided {decided} of {} shipped items", items.len());
 }
+
+#[tokio::test]
+async fn full_context_keeps_namespaces_apart() {
+    let server = ChatServer::respond(|_| Scripted::reply("ok"));
+    let meter = Arc::new(UsageMeter::new());
+    let mut system = bemula::llm::FullContext::new(client(config(&server.url, "fc"), &meter));
+    let (a, b) = (
+        Namespace::new("short_001", Version::Control),
+        Namespace::new("short_001", Version::Forget),
+    );
+    use bemula::system::AsyncMemorySystem;
+    for (ns, what) in [(&a, "control fact"), (&b, "forget fact")] {
+        system.reset(ns).await.unwrap();
+        let info = SessionInfo {
+            id: "s01".into(),
+            date: "2024-01-01".into(),
+        };
+        system.start_session(ns, &info).await.unwrap();
+        let turn = TurnInput {
+            index: 0,
+            user: what.into(),
+            assistant: "ok".into(),
+        };
+        system.observe(ns, &turn).await.unwrap();
+    }
+    system.reset(&a).await.unwrap();
+    assert_eq!(system.transcript(&a), "");
+    assert!(system.transcript(&b).contains("User: forget fact"));
+    let e = system
+        .observe(
+            &a,
+            &TurnInput {
+                index: 0,
+                user: "x".into(),
+                assistant: "y".into(),
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("short_001/control"), "{e}");
+}
