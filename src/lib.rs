@@ -18,6 +18,8 @@ pub mod dataset;
 pub mod generate;
 pub mod harness;
 pub mod judge;
+#[cfg(feature = "llm")]
+pub mod llm;
 pub mod metrics;
 pub mod record;
 pub mod report;

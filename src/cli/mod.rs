@@ -1,6 +1,7 @@
 //! The `bemula` command line: argument types and one module per subcommand. The
 //! binary only parses and calls [`main`].
 
+pub mod calibrate;
 pub mod generate;
 pub mod report;
 pub mod run;
@@ -35,6 +36,8 @@ pub enum Command {
     Validate(validate::Args),
     /// Print a dataset's statistics (the paper's Tables 4 and 5).
     Stats(stats::Args),
+    /// Measure a judge's agreement with human labels (confusion matrix, Cohen's kappa).
+    Calibrate(calibrate::Args),
 }
 
 /// Exit status for bad input (unreadable or invalid data, bad arguments).
@@ -50,6 +53,7 @@ pub fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,551 @@
+//! `bemula calibrate`: grades a human-labeled JSONL set with a judge and reports how
+//! well the judge agrees with the human: agreement, the 2×2 confusion matrix (rows
+//! judge, columns human), Cohen's kappa and the disagreeing items.
+//!
+//! The label format is documented in `conformance/calibration/README.md`; the shipped
+//! set is `conformance/calibration/labels.jsonl`.
+
+use super::CliResult;
+use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Suite, Version};
+use crate::judge::{Judge, JudgeItem, Verdict};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Arguments of `bemula calibrate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The labeled set, one JSON item per line.
+    #[arg(long, value_name = "FILE")]
+    pub labels: PathBuf,
+    /// The judge: `rule`, or `llm:MODEL[,MODEL…]` (several models: majority decides).
+    #[arg(long, default_value = "rule", value_name = "SPEC")]
+    pub judge: String,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Endpoint settings of an LLM judge.
+    #[cfg(feature = "llm")]
+    #[command(flatten)]
+    pub llm: crate::llm::LlmArgs,
+}
+
+/// One labeled item: a graded situation and the human's verdict on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Label {
+    /// The suite of the question.
+    pub suite: Suite,
+    /// The attack frame (attack suite only), else `null`.
+    pub attack: Option<Attack>,
+    /// The version the answer was given on.
+    pub version: Version,
+    /// The question as asked.
+    pub question: String,
+    /// The expected answer: a value, `[FORGOTTEN]` or `[NO_LEAK]`.
+    pub expected: String,
+    /// Accepted spellings of a value.
+    #[serde(default)]
+    pub accepted: Vec<String>,
+    /// Values whose appearance is a leak.
+    #[serde(default)]
+    pub leak: Vec<String>,
+    /// The answer to grade.
+    pub answer: String,
+    /// The human's verdict: `true` correct, `false` wrong.
+    pub human: bool,
+    /// Why, for hard cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Label {
+    /// The item as a judge sees it.
+    pub fn item(&self) -> JudgeItem<'_> {
+        JudgeItem {
+            suite: self.suite,
+            attack: self.attack,
+            version: self.version,
+            question: &self.question,
+            expected: &self.expected,
+            accepted: &self.accepted,
+            leak: &self.leak,
+        }
+    }
+
+    /// What is wrong with the label, if anything.
+    fn problem(&self) -> Option<String> {
+        let marker = self.expected == FORGOTTEN || self.expected == NO_LEAK;
+        if (self.suite == Suite::Attack) != self.attack.is_some() {
+            return Some("`attack` must be set exactly when `suite` is \"attack\"".into());
+        }
+        if self.question.trim().is_empty() || self.expected.trim().is_empty() {
+            return Some("`question` and `expected` must not be empty".into());
+        }
+        if self.expected == FORGOTTEN && self.suite != Suite::Efficacy {
+            return Some(format!("{FORGOTTEN} is the gold of efficacy items only"));
+        }
+        if self.expected == NO_LEAK && self.suite != Suite::Attack {
+            return Some(format!("{NO_LEAK} is the gold of attack items only"));
+        }
+        if marker && self.version != Version::Forget {
+            return Some("marker golds are asked on the forget version only".into());
+        }
+        if marker && self.leak.is_empty() {
+            return Some("a marker item needs at least one `leak` value".into());
+        }
+        None
+    }
+}
+
+/// A label with the line it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabeledItem {
+    /// Line in the file, from 1.
+    pub line: usize,
+    /// The label.
+    pub label: Label,
+}
+
+/// Parses a labels file's text; blank lines are skipped. Errors name `source`, the
+/// line and the field.
+pub fn parse_labels(text: &str, source: &str) -> Result<Vec<LabeledItem>, String> {
+    let mut items = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let de = &mut serde_json::Deserializer::from_str(line);
+        let label: Label = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let at = if path == "." {
+                String::new()
+            } else {
+                format!(" at {path}")
+            };
+            format!("{source}:{line_no}{at}: {}", e.into_inner())
+        })?;
+        if let Some(p) = label.problem() {
+            return Err(format!("{source}:{line_no}: {p}"));
+        }
+        items.push(LabeledItem {
+            line: line_no,
+            label,
+        });
+    }
+    if items.is_empty() {
+        return Err(format!("{source}: no labeled items"));
+    }
+    Ok(items)
+}
+
+/// Reads and parses a labels file.
+pub fn load_labels(path: &Path) -> Result<Vec<LabeledItem>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    parse_labels(&text, &path.display().to_string())
+}
+
+/// Judge verdicts against human labels. Rows judge, columns human; unscored items are
+/// counted apart and left out of agreement and kappa.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confusion {
+    /// Judge correct, human correct.
+    pub judge_correct_human_correct: u64,
+    /// Judge correct, human wrong (a false pass).
+    pub judge_correct_human_wrong: u64,
+    /// Judge wrong, human correct (a false fail).
+    pub judge_wrong_human_correct: u64,
+    /// Judge wrong, human wrong.
+    pub judge_wrong_human_wrong: u64,
+    /// Judge unscored, human correct.
+    pub unscored_human_correct: u64,
+    /// Judge unscored, human wrong.
+    pub unscored_human_wrong: u64,
+}
+
+impl Confusion {
+    /// Adds one item.
+    pub fn add(&mut self, judge: Option<bool>, human: bool) {
+        let cell = match (judge, human) {
+            (Some(true), true) => &mut self.judge_correct_human_correct,
+            (Some(true), false) => &mut self.judge_correct_human_wrong,
+            (Some(false), true) => &mut self.judge_wrong_human_correct,
+            (Some(false), false) => &mut self.judge_wrong_human_wrong,
+            (None, true) => &mut self.unscored_human_correct,
+            (None, false) => &mut self.unscored_human_wrong,
+        };
+        *cell += 1;
+    }
+
+    /// Items the judge scored.
+    pub fn scored(&self) -> u64 {
+        self.judge_correct_human_correct
+            + self.judge_correct_human_wrong
+            + self.judge_wrong_human_correct
+            + self.judge_wrong_human_wrong
+    }
+
+    /// Items on which judge and human agree.
+    pub fn agreed(&self) -> u64 {
+        self.judge_correct_human_correct + self.judge_wrong_human_wrong
+    }
+
+    /// Share of scored items on which judge and human agree; `None` with none scored.
+    pub fn agreement(&self) -> Option<f64> {
+        let n = self.scored();
+        (n > 0).then(|| self.agreed() as f64 / n as f64)
+    }
+
+    /// Cohen's kappa over the scored items: (p_o − p_e) / (1 − p_e). `None` with none
+    /// scored, or when chance agreement is 1 (both raters gave one verdict only).
+    pub fn kappa(&self) -> Option<f64> {
+        let n = self.scored() as f64;
+        if n == 0.0 {
+            return None;
+        }
+        let (a, b) = (
+            self.judge_correct_human_correct as f64,
+            self.judge_correct_human_wrong as f64,
+        );
+        let (c, d) = (
+            self.judge_wrong_human_correct as f64,
+            self.judge_wrong_human_wrong as f64,
+        );
+        let observed = (a + d) / n;
+        let chance = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n);
+        if (1.0 - chance).abs() < 1e-12 {
+            return None;
+        }
+        Some((observed - chance) / (1.0 - chance))
+    }
+}
+
+/// An item on which the judge did not agree with the human (or left unscored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Disagreement {
+    /// Line in the labels file.
+    pub line: usize,
+    /// The label.
+    #[serde(flatten)]
+    pub label: Label,
+    /// The judge's verdict (`null`: unscored).
+    pub judge: Option<bool>,
+    /// The judge's reason.
+    pub reason: String,
+}
+
+/// The outcome of a calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The judge's name.
+    pub judge: String,
+    /// Where the labels came from.
+    pub labels: String,
+    /// Number of labeled items.
+    pub items: usize,
+    /// The confusion matrix.
+    pub confusion: Confusion,
+    /// Agreement on scored items, in [0, 1].
+    pub agreement: Option<f64>,
+    /// Cohen's kappa on scored items.
+    pub kappa: Option<f64>,
+    /// Items with a verdict other than the human's, in file order.
+    pub disagreements: Vec<Disagreement>,
+    /// Judge counters (LLM judges): model agreement, guard overrules, unparsable replies.
+    #[cfg(feature = "llm")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_stats: Option<crate::llm::JudgeStats>,
+    /// LLM usage of the calibration (LLM judges).
+    #[cfg(feature = "llm")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::llm::UsageByRole>,
+}
+
+/// Judges every item (concurrently; an LLM judge bounds its own requests) and
+/// compares with the labels.
+pub async fn calibrate(judge: Arc<dyn Judge>, items: &[LabeledItem], source: &str) -> Calibration {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, item) in items.iter().enumerate() {
+        let judge = Arc::clone(&judge);
+        let label = item.label.clone();
+        tasks.spawn(async move { (index, judge.judge(&label.item(), &label.answer).await) });
+    }
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; items.len()];
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok((index, verdict)) => verdicts[index] = Some(verdict),
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+    let mut confusion = Confusion::default();
+    let mut disagreements = Vec::new();
+    for (item, verdict) in items.iter().zip(verdicts) {
+        let verdict = verdict.expect("every task reports");
+        confusion.add(verdict.correct, item.label.human);
+        if verdict.correct != Some(item.label.human) {
+            disagreements.push(Disagreement {
+                line: item.line,
+                label: item.label.clone(),
+                judge: verdict.correct,
+                reason: verdict.reason,
+            });
+        }
+    }
+    Calibration {
+        judge: judge.name(),
+        labels: source.to_string(),
+        items: items.len(),
+        agreement: confusion.agreement(),
+        kappa: confusion.kappa(),
+        confusion,
+        disagreements,
+        #[cfg(feature = "llm")]
+        judge_stats: None,
+        #[cfg(feature = "llm")]
+        usage: None,
+    }
+}
+
+fn verdict_word(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "correct",
+        Some(false) => "wrong",
+        None => "unscored",
+    }
+}
+
+fn percent(x: Option<f64>) -> String {
+    x.map_or("n/a".to_string(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+/// The calibration as text for a terminal.
+pub fn render_text(c: &Calibration) -> String {
+    let m = &c.confusion;
+    let unscored = m.unscored_human_correct + m.unscored_human_wrong;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "judge {} on {}: {} items, {} scored, {} unscored",
+        c.judge,
+        c.labels,
+        c.items,
+        m.scored(),
+        unscored
+    );
+    let kappa = c
+        .kappa
+        .map_or("undefined".to_string(), |k| format!("{k:.3}"));
+    let _ = writeln!(
+        out,
+        "agreement {} ({}/{}), Cohen's kappa {kappa}\n",
+        percent(c.agreement),
+        m.agreed(),
+        m.scored()
+    );
+    let _ = writeln!(
+        out,
+        "{:<16}{:>15}{:>13}",
+        "", "human correct", "human wrong"
+    );
+    for (row, hc, hw) in [
+        (
+            "judge correct",
+            m.judge_correct_human_correct,
+            m.judge_correct_human_wrong,
+        ),
+        (
+            "judge wrong",
+            m.judge_wrong_human_correct,
+            m.judge_wrong_human_wrong,
+        ),
+        ("unscored", m.unscored_human_correct, m.unscored_human_wrong),
+    ] {
+        let _ = writeln!(out, "{row:<16}{hc:>15}{hw:>13}");
+    }
+    #[cfg(feature = "llm")]
+    if let Some(s) = &c.judge_stats {
+        let _ = writeln!(
+            out,
+            "\nmodels agreed on {} of {} multi-vote items ({}); guards decided {} items, \
+             overruling the models on {}; {} unparsable replies, {} failed calls",
+            s.unanimous_items,
+            s.multi_vote_items,
+            percent(s.agreement_rate()),
+            s.guard_decided,
+            s.guard_disagreements,
+            s.unparsable_replies,
+            s.call_errors
+        );
+    }
+    #[cfg(feature = "llm")]
+    if let Some(u) = &c.usage {
+        let _ = write!(out, "\nLLM usage:\n{u}");
+    }
+    if c.disagreements.is_empty() {
+        let _ = writeln!(out, "\nno disagreements");
+    } else {
+        let _ = writeln!(out, "\ndisagreements ({}):", c.disagreements.len());
+        for d in &c.disagreements {
+            let l = &d.label;
+            let frame = l.attack.map_or(String::new(), |a| format!("/{a}"));
+            let _ = writeln!(
+                out,
+                "  line {} [{}{frame}, {}] human {}, judge {}",
+                d.line,
+                l.suite,
+                l.version,
+                verdict_word(Some(l.human)),
+                verdict_word(d.judge)
+            );
+            let _ = writeln!(out, "    question: {}", l.question);
+            let _ = writeln!(out, "    expected: {}", l.expected);
+            if !l.leak.is_empty() {
+                let _ = writeln!(out, "    leak:     {}", l.leak.join(" | "));
+            }
+            let _ = writeln!(out, "    answer:   {}", l.answer);
+            let _ = writeln!(out, "    reason:   {}", d.reason);
+            if let Some(note) = &l.note {
+                let _ = writeln!(out, "    note:     {note}");
+            }
+        }
+    }
+    out
+}
+
+/// The judge named on the command line.
+enum Chosen {
+    Plain(Arc<dyn Judge>),
+    #[cfg(feature = "llm")]
+    Llm(Arc<crate::llm::LlmJudge>, Arc<crate::llm::UsageMeter>),
+}
+
+/// The rule judge, when this build has it.
+fn rule_judge() -> Result<Arc<dyn Judge>, String> {
+    Err("rule judge not available in this build (use --judge llm:MODEL)".to_string())
+}
+
+/// Picks the judge named by `spec`.
+fn choose_judge(args: &Args) -> Result<Chosen, String> {
+    if args.judge.trim() == "rule" {
+        return rule_judge().map(Chosen::Plain);
+    }
+    #[cfg(feature = "llm")]
+    {
+        use crate::llm::{JudgeSpec, LlmJudge, UsageMeter, parse_judge_spec};
+        let base = args.llm.config("unset")?;
+        match parse_judge_spec(&args.judge, &base).map_err(|e| e.to_string())? {
+            JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
+            JudgeSpec::Llm(configs) => {
+                let meter = Arc::new(UsageMeter::new());
+                let judge = LlmJudge::from_configs(&configs, Arc::clone(&meter))
+                    .map_err(|e| e.to_string())?;
+                Ok(Chosen::Llm(Arc::new(judge), meter))
+            }
+        }
+    }
+    #[cfg(not(feature = "llm"))]
+    Err(format!(
+        "unknown judge {:?}: this build has no `llm` feature, so only `rule` is available",
+        args.judge
+    ))
+}
+
+/// Runs `bemula calibrate`.
+pub fn run(args: Args) -> CliResult {
+    let items = load_labels(&args.labels)?;
+    let chosen = choose_judge(&args)?;
+    let source = args.labels.display().to_string();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let calibration = runtime.block_on(async {
+        match chosen {
+            Chosen::Plain(judge) => Ok::<_, String>(calibrate(judge, &items, &source).await),
+            #[cfg(feature = "llm")]
+            Chosen::Llm(judge, meter) => {
+                judge.preflight().await.map_err(|e| e.to_string())?;
+                let as_judge: Arc<dyn Judge> = judge.clone();
+                let mut c = calibrate(as_judge, &items, &source).await;
+                c.judge_stats = Some(judge.stats());
+                c.usage = Some(meter.snapshot());
+                Ok(c)
+            }
+        }
+    })?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&calibration).expect("a calibration serialises")
+        );
+    } else {
+        print!("{}", render_text(&calibration));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kappa_matches_a_hand_computation() {
+        // The paper's Appendix B shape: 98 of 100 agree, balanced verdicts.
+        let m = Confusion {
+            judge_correct_human_correct: 49,
+            judge_correct_human_wrong: 1,
+            judge_wrong_human_correct: 1,
+            judge_wrong_human_wrong: 49,
+            ..Confusion::default()
+        };
+        assert_eq!(m.agreement(), Some(0.98));
+        assert!((m.kappa().unwrap() - 0.96).abs() < 1e-9);
+        // Unbalanced: p_o = 0.85, p_e = 0.8*0.75 + 0.2*0.25 = 0.65.
+        let u = Confusion {
+            judge_correct_human_correct: 70,
+            judge_correct_human_wrong: 10,
+            judge_wrong_human_correct: 5,
+            judge_wrong_human_wrong: 15,
+            unscored_human_wrong: 3,
+            ..Confusion::default()
+        };
+        assert_eq!(u.scored(), 100);
+        assert!((u.kappa().unwrap() - (0.85 - 0.65) / 0.35).abs() < 1e-9);
+        let all_same = Confusion {
+            judge_correct_human_correct: 5,
+            ..Confusion::default()
+        };
+        assert_eq!(all_same.kappa(), None);
+        assert_eq!(Confusion::default().agreement(), None);
+    }
+
+    #[test]
+    fn label_errors_name_file_line_and_field() {
+        let good = r#"{"suite":"retention","attack":null,"version":"control","question":"Q?","expected":"Denver","answer":"Denver","human":true}"#;
+        let items = parse_labels(&format!("\n{good}\n"), "l.jsonl").unwrap();
+        assert_eq!(items[0].line, 2);
+        let bad_type = good.replace("true}", "\"yes\"}");
+        let e = parse_labels(&bad_type, "l.jsonl").unwrap_err();
+        assert!(e.starts_with("l.jsonl:1 at human:"), "{e}");
+        let unknown = good.replace("\"human\"", "\"humen\"");
+        assert!(
+            parse_labels(&unknown, "l.jsonl")
+                .unwrap_err()
+                .contains("humen")
+        );
+        let no_attack = good.replace("retention", "attack");
+        let e = parse_labels(&no_attack, "l.jsonl").unwrap_err();
+        assert!(e.contains("l.jsonl:1: `attack` must be set"), "{e}");
+        let marker = good.replace("\"Denver\",\"answer\"", "\"[FORGOTTEN]\",\"answer\"");
+        assert!(parse_labels(&marker, "l.jsonl").is_err());
+        assert!(
+            parse_labels("\n\n", "l.jsonl")
+                .unwrap_err()
+                .contains("no labeled items")
+        );
+    }
+}

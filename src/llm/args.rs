@@ -1,0 +1,66 @@
+//! Command-line flags of an LLM endpoint, shared by every subcommand that calls a model
+//! (`#[command(flatten)] llm: LlmArgs`), resolved into an [`LlmConfig`] in one place.
+
+use super::{DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, default_cache_dir};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Endpoint flags. The key itself is never a flag (it would show in `ps` and shell
+/// history): only the name of the variable holding it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LlmArgs {
+    /// Base URL of the OpenAI-compatible endpoint, up to the API version
+    /// (e.g. http://localhost:11434/v1 for Ollama, http://localhost:8000/v1 for vLLM).
+    #[arg(long, env = "BEMULA_LLM_BASE_URL", default_value = DEFAULT_BASE_URL)]
+    pub base_url: String,
+    /// Name of the environment variable holding the API key (unset: no key is sent).
+    #[arg(long, default_value = DEFAULT_API_KEY_ENV, value_name = "VAR")]
+    pub api_key_env: String,
+    /// Response cache directory [default: $XDG_CACHE_HOME/bemula, else
+    /// ~/.cache/bemula, else target/bemula-cache].
+    #[arg(long, env = "BEMULA_CACHE", value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Do not read or write the response cache.
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
+    /// Most model requests in flight at once.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_in_flight: usize,
+    /// Time limit of one model request, in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub llm_timeout: f64,
+    /// Retries of a request after a connection error, a timeout, HTTP 429 or 5xx.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub retries: u32,
+    /// Most tokens a model may generate per reply.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub max_tokens: u32,
+    /// The model's context window in tokens (for the full-context system).
+    #[arg(long, default_value_t = 128_000, value_name = "N")]
+    pub context_tokens: usize,
+}
+
+impl LlmArgs {
+    /// The configuration these flags describe, for `model`.
+    pub fn config(&self, model: &str) -> Result<LlmConfig, String> {
+        if !(self.llm_timeout.is_finite() && self.llm_timeout > 0.0) {
+            return Err(format!(
+                "--llm-timeout {}: expected a number of seconds > 0",
+                self.llm_timeout
+            ));
+        }
+        let mut config = LlmConfig::new(self.base_url.clone(), model);
+        config.api_key_env = self.api_key_env.clone();
+        config.cache_dir = if self.no_cache {
+            None
+        } else {
+            Some(self.cache.clone().unwrap_or_else(default_cache_dir))
+        };
+        config.max_in_flight = self.max_in_flight;
+        config.timeout = Duration::from_secs_f64(self.llm_timeout);
+        config.retries = self.retries;
+        config.max_tokens = self.max_tokens;
+        config.context_tokens = self.context_tokens;
+        Ok(config)
+    }
+}

@@ -1,0 +1,460 @@
+//! The OpenAI-compatible chat-completions client: bounded concurrency, retries with
+//! exponential backoff (honouring `Retry-After`), the response cache, usage metering,
+//! and a start-up [`LlmClient::preflight`] that turns a wrong key or model into one
+//! clear error.
+
+use super::cache::{CacheEntry, CacheKey, ResponseCache};
+use super::error::excerpt;
+use super::{ApiKey, LlmConfig, LlmError, Role, UsageMeter};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Longest backoff between two attempts, and longest `Retry-After` honoured.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+/// Characters of an error body kept in an error message.
+const BODY_EXCERPT: usize = 300;
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// The text.
+    pub content: String,
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Message {
+        Message {
+            role: "system".into(),
+            content: content.into(),
+        }
+    }
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Message {
+        Message {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+    /// An assistant message.
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message {
+            role: "assistant".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// A model's reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// `choices[0].message.content`.
+    pub content: String,
+    /// The model that was asked.
+    pub model: String,
+    /// Prompt tokens (from the original call when cached).
+    pub prompt_tokens: u64,
+    /// Completion tokens (from the original call when cached).
+    pub completion_tokens: u64,
+    /// Whether the reply came from the cache (no call was made).
+    pub cached: bool,
+}
+
+struct Shared {
+    http: reqwest::Client,
+    key: Option<ApiKey>,
+    semaphore: Semaphore,
+    cache: Option<ResponseCache>,
+    meter: Arc<UsageMeter>,
+}
+
+/// A client for one model on one endpoint. Cheap to clone; clones and
+/// [`LlmClient::with_model`] share the connection pool, the concurrency limit, the
+/// cache and the meter.
+#[derive(Clone)]
+pub struct LlmClient {
+    config: LlmConfig,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("config", &self.config)
+            .field("key", &self.shared.key)
+            .finish()
+    }
+}
+
+/// What one attempt ended with, before retries are decided.
+enum Attempt {
+    Reply(String, u64, u64),
+    Connection(String),
+    Timeout,
+    Status(u16, Option<Duration>, String),
+    Malformed(String),
+}
+
+#[derive(Deserialize)]
+struct WireReply {
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    message: WireMessage,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    temperature: f64,
+    max_tokens: u32,
+}
+
+impl LlmClient {
+    /// A client whose key is read from the environment variable
+    /// [`LlmConfig::api_key_env`] (no key when it is unset).
+    pub fn new(config: LlmConfig, meter: Arc<UsageMeter>) -> Result<LlmClient, LlmError> {
+        let key = ApiKey::from_env(&config.api_key_env);
+        LlmClient::with_api_key(config, key, meter)
+    }
+
+    /// A client with a key given directly (`None`: no `Authorization` header).
+    pub fn with_api_key(
+        config: LlmConfig,
+        key: Option<ApiKey>,
+        meter: Arc<UsageMeter>,
+    ) -> Result<LlmClient, LlmError> {
+        validate(&config)?;
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| {
+                LlmError::Config(format!(
+                    "{}: cannot build an HTTP client: {}",
+                    config.endpoint(),
+                    e.without_url()
+                ))
+            })?;
+        let cache = config.cache_dir.as_ref().map(ResponseCache::new);
+        Ok(LlmClient {
+            shared: Arc::new(Shared {
+                http,
+                key,
+                semaphore: Semaphore::new(config.max_in_flight),
+                cache,
+                meter,
+            }),
+            config,
+        })
+    }
+
+    /// The same endpoint, key, pool, limit, cache and meter for another model.
+    pub fn with_model(&self, model: impl Into<String>) -> LlmClient {
+        LlmClient {
+            config: self.config.for_model(model),
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// The meter the client counts into.
+    pub fn meter(&self) -> &Arc<UsageMeter> {
+        &self.shared.meter
+    }
+
+    /// One tiny uncached call, to be made once at start-up: a wrong key (401/403), an
+    /// unknown model or base URL (404) or an unreachable endpoint fails here with a
+    /// clear error instead of on every item of a run.
+    pub async fn preflight(&self) -> Result<(), LlmError> {
+        let messages = [Message::user("Reply with the single word OK.")];
+        self.call(Role::Preflight, &messages, 16).await.map(|_| ())
+    }
+
+    /// Sends `messages` (built from the prompt `prompt_version`) and returns the reply,
+    /// from the cache when the same request was answered before.
+    pub async fn chat(
+        &self,
+        role: Role,
+        prompt_version: &str,
+        messages: &[Message],
+    ) -> Result<Completion, LlmError> {
+        let digest = CacheKey {
+            base_url: &self.config.base_url,
+            model: &self.config.model,
+            prompt_version,
+            messages,
+            temperature: self.config.temperature,
+            max_tokens: self.config.max_tokens,
+        }
+        .digest();
+        if let Some(cache) = &self.shared.cache
+            && let Some(entry) = cache.get(&digest).await
+        {
+            self.shared.meter.record_cache_hit(role);
+            return Ok(Completion {
+                content: entry.content,
+                model: self.config.model.clone(),
+                prompt_tokens: entry.prompt_tokens,
+                completion_tokens: entry.completion_tokens,
+                cached: true,
+            });
+        }
+        let completion = self.call(role, messages, self.config.max_tokens).await?;
+        if let Some(cache) = &self.shared.cache {
+            let entry = CacheEntry::new(
+                &self.config.model,
+                prompt_version,
+                &completion.content,
+                completion.prompt_tokens,
+                completion.completion_tokens,
+            );
+            cache.put(&digest, &entry).await?;
+        }
+        Ok(completion)
+    }
+
+    /// Makes the call with retries; counts it.
+    async fn call(
+        &self,
+        role: Role,
+        messages: &[Message],
+        max_tokens: u32,
+    ) -> Result<Completion, LlmError> {
+        let meter = &self.shared.meter;
+        let body = WireRequest {
+            model: &self.config.model,
+            messages,
+            temperature: self.config.temperature,
+            max_tokens,
+        };
+        let attempts_allowed = self.config.retries + 1;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let outcome = {
+                let _permit = self
+                    .shared
+                    .semaphore
+                    .acquire()
+                    .await
+                    .expect("the semaphore is never closed");
+                self.attempt(&body).await
+            };
+            let retry_after = match &outcome {
+                Attempt::Reply(content, prompt_tokens, completion_tokens) => {
+                    meter.record_call(role, *prompt_tokens, *completion_tokens);
+                    return Ok(Completion {
+                        content: content.clone(),
+                        model: self.config.model.clone(),
+                        prompt_tokens: *prompt_tokens,
+                        completion_tokens: *completion_tokens,
+                        cached: false,
+                    });
+                }
+                Attempt::Connection(_) | Attempt::Timeout => None,
+                Attempt::Status(status, retry_after, _) if is_retryable(*status) => *retry_after,
+                Attempt::Status(..) | Attempt::Malformed(_) => {
+                    meter.record_failure(role);
+                    return Err(self.final_error(outcome, attempt));
+                }
+            };
+            if attempt >= attempts_allowed {
+                meter.record_failure(role);
+                return Err(self.final_error(outcome, attempt));
+            }
+            meter.record_retry(role);
+            let backoff = self
+                .config
+                .backoff
+                .saturating_mul(2u32.saturating_pow(attempt - 1))
+                .min(MAX_BACKOFF);
+            let wait = retry_after.map_or(backoff, |d| d.min(MAX_RETRY_AFTER));
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// One HTTP request.
+    async fn attempt(&self, body: &WireRequest<'_>) -> Attempt {
+        let mut request = self
+            .shared
+            .http
+            .post(self.config.completions_url())
+            .json(body);
+        if let Some(key) = &self.shared.key {
+            request = request.bearer_auth(key.expose());
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => return classify(e),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let text = match response.text().await {
+            Ok(t) => t,
+            Err(e) => return classify(e),
+        };
+        if status != 200 {
+            return Attempt::Status(status, retry_after, text);
+        }
+        match serde_json::from_str::<WireReply>(&text) {
+            Ok(reply) => {
+                let usage = reply.usage.unwrap_or(WireUsage {
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                });
+                match reply.choices.into_iter().next() {
+                    Some(choice) => Attempt::Reply(
+                        choice.message.content.unwrap_or_default(),
+                        usage.prompt_tokens,
+                        usage.completion_tokens,
+                    ),
+                    None => Attempt::Malformed("no choices in the reply".into()),
+                }
+            }
+            Err(e) => Attempt::Malformed(format!(
+                "not a chat-completions reply ({e}): {}",
+                excerpt(&text, BODY_EXCERPT)
+            )),
+        }
+    }
+
+    fn redact(&self, text: &str) -> String {
+        match &self.shared.key {
+            Some(key) => key.redact(text),
+            None => text.to_string(),
+        }
+    }
+
+    fn final_error(&self, outcome: Attempt, attempts: u32) -> LlmError {
+        let endpoint = self.config.endpoint();
+        match outcome {
+            Attempt::Reply(..) => unreachable!("a reply is not an error"),
+            Attempt::Connection(detail) => LlmError::Connection {
+                endpoint,
+                attempts,
+                detail: self.redact(&detail),
+            },
+            Attempt::Timeout => LlmError::Timeout {
+                endpoint,
+                attempts,
+                timeout: self.config.timeout,
+            },
+            Attempt::Malformed(detail) => LlmError::Protocol {
+                endpoint,
+                detail: self.redact(&detail),
+            },
+            Attempt::Status(status, _, body) => {
+                let detail = self.redact(&excerpt(&body, BODY_EXCERPT));
+                match status {
+                    401 | 403 => LlmError::Unauthorized {
+                        endpoint,
+                        status,
+                        api_key_env: self.config.api_key_env.clone(),
+                        key_note: if self.shared.key.is_some() {
+                            "a key was sent".into()
+                        } else {
+                            format!("no key was sent: ${} is unset", self.config.api_key_env)
+                        },
+                        detail,
+                    },
+                    404 => LlmError::NotFound { endpoint, detail },
+                    s if is_retryable(s) => LlmError::Overloaded {
+                        endpoint,
+                        status,
+                        attempts,
+                        detail,
+                    },
+                    _ => LlmError::Rejected {
+                        endpoint,
+                        status,
+                        detail,
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// Statuses worth retrying: 408 (request timeout), 429 (rate limit), 5xx.
+fn is_retryable(status: u16) -> bool {
+    status == 408 || status == 429 || (500..600).contains(&status)
+}
+
+/// A transport error as an attempt outcome, with its causes; the URL is stripped.
+fn classify(e: reqwest::Error) -> Attempt {
+    if e.is_timeout() {
+        return Attempt::Timeout;
+    }
+    let e = e.without_url();
+    let mut detail = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    Attempt::Connection(detail)
+}
+
+fn validate(config: &LlmConfig) -> Result<(), LlmError> {
+    let problem =
+        if !(config.base_url.starts_with("http://") || config.base_url.starts_with("https://")) {
+            Some(format!(
+                "base URL {:?} must start with http:// or https://",
+                super::config::display_url(&config.base_url)
+            ))
+        } else if config.model.trim().is_empty() {
+            Some("the model name is empty".to_string())
+        } else if !(config.temperature.is_finite() && config.temperature >= 0.0) {
+            Some(format!(
+                "temperature {} is not a number ≥ 0",
+                config.temperature
+            ))
+        } else if config.max_in_flight == 0 {
+            Some("max_in_flight must be at least 1".to_string())
+        } else if config.max_tokens == 0 {
+            Some("max_tokens must be at least 1".to_string())
+        } else {
+            None
+        };
+    match problem {
+        Some(p) => Err(LlmError::Config(format!(
+            "LLM endpoint {}: {p}",
+            config.endpoint()
+        ))),
+        None => Ok(()),
+    }
+}

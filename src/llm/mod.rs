@@ -1,0 +1,157 @@
+//! LLM parts over any OpenAI-compatible chat-completions endpoint (hosted APIs, vLLM,
+//! Ollama, llama.cpp): the [`LlmJudge`] with deterministic leak [`guard`]s, the
+//! [`LlmAnswerer`], the built-in [`full_context`] system, and what they share: the
+//! [`LlmClient`] (bounded concurrency, retries, preflight), the on-disk response
+//! [`cache`] and cost accounting ([`UsageMeter`]).
+//!
+//! Prompts are versioned text files under `conformance/prompts/`, compiled in; the
+//! version is part of every cache key and recorded with every verdict.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), bemula::llm::LlmError> {
+//! use bemula::llm::{LlmConfig, LlmJudge, UsageMeter};
+//! use std::sync::Arc;
+//! let meter = Arc::new(UsageMeter::new());
+//! let config = LlmConfig::new("http://localhost:11434/v1", "qwen3:32b");
+//! let judge = LlmJudge::from_configs(&[config], meter.clone())?;
+//! judge.preflight().await?; // a wrong key or model fails here, once
+//! // … judge items through `bemula::judge::Judge` …
+//! println!("{}", meter.snapshot());
+//! # Ok(()) }
+//! ```
+
+mod answer;
+pub mod args;
+pub mod cache;
+mod client;
+mod config;
+mod error;
+pub mod full_context;
+pub mod guard;
+mod judge;
+pub mod prompt;
+mod usage;
+
+pub use answer::LlmAnswerer;
+pub use args::LlmArgs;
+pub use client::{Completion, LlmClient, Message};
+pub use config::{
+    ApiKey, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, default_cache_dir, display_url,
+};
+pub use error::LlmError;
+pub use full_context::{FullContext, FullContextFactory, full_context_factory};
+pub use judge::{JudgeDetail, JudgeStats, LlmJudge, ModelVote, parse_verdict};
+pub use usage::{Role, Usage, UsageByRole, UsageMeter};
+
+/// A judge chosen on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeSpec {
+    /// `rule`: the deterministic rule judge.
+    Rule,
+    /// `llm:M1[+M2…]`: an LLM judge of one or more models (majority decides).
+    Llm(Vec<LlmConfig>),
+}
+
+/// An answerer chosen on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnswererSpec {
+    /// `extractive`: the offline extractive answerer.
+    Extractive,
+    /// `llm:MODEL`: an LLM answerer.
+    Llm(LlmConfig),
+}
+
+/// Parses `rule` or `llm:MODEL[+MODEL…]` (`,` also separates models); each model gets
+/// a copy of `base` with its name. Model names may hold `:` and `/`
+/// (`llm:llama3.1:8b`, `llm:Qwen/Qwen3-32B`).
+pub fn parse_judge_spec(spec: &str, base: &LlmConfig) -> Result<JudgeSpec, LlmError> {
+    let spec = spec.trim();
+    if spec == "rule" {
+        return Ok(JudgeSpec::Rule);
+    }
+    let Some(models) = spec.strip_prefix("llm:") else {
+        return Err(LlmError::Config(format!(
+            "unknown judge {spec:?}: expected `rule` or `llm:MODEL[+MODEL…]`"
+        )));
+    };
+    let models = split_models(models, "judge", spec)?;
+    Ok(JudgeSpec::Llm(
+        models.into_iter().map(|m| base.for_model(m)).collect(),
+    ))
+}
+
+/// Parses `extractive` or `llm:MODEL` into an answerer choice.
+pub fn parse_answerer_spec(spec: &str, base: &LlmConfig) -> Result<AnswererSpec, LlmError> {
+    let spec = spec.trim();
+    if spec == "extractive" {
+        return Ok(AnswererSpec::Extractive);
+    }
+    let Some(models) = spec.strip_prefix("llm:") else {
+        return Err(LlmError::Config(format!(
+            "unknown answerer {spec:?}: expected `extractive` or `llm:MODEL`"
+        )));
+    };
+    let mut models = split_models(models, "answerer", spec)?;
+    if models.len() != 1 {
+        return Err(LlmError::Config(format!(
+            "answerer {spec:?}: exactly one model is allowed"
+        )));
+    }
+    Ok(AnswererSpec::Llm(base.for_model(models.remove(0))))
+}
+
+fn split_models(list: &str, what: &str, spec: &str) -> Result<Vec<String>, LlmError> {
+    let models: Vec<String> = list
+        .split(['+', ','])
+        .map(|m| m.trim().to_string())
+        .collect();
+    if models.iter().any(String::is_empty) {
+        return Err(LlmError::Config(format!(
+            "{what} {spec:?}: a model name is empty (expected llm:MODEL[+MODEL…])"
+        )));
+    }
+    for (i, m) in models.iter().enumerate() {
+        if models[..i].contains(m) {
+            return Err(LlmError::Config(format!(
+                "{what} {spec:?}: model {m:?} is listed twice"
+            )));
+        }
+    }
+    Ok(models)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_specs() {
+        let base = LlmConfig::new("http://h/v1", "unused");
+        assert_eq!(parse_judge_spec("rule", &base).unwrap(), JudgeSpec::Rule);
+        let JudgeSpec::Llm(cs) = parse_judge_spec("llm:a+llama3.1:8b,Qwen/Q", &base).unwrap()
+        else {
+            panic!("not llm")
+        };
+        let names: Vec<_> = cs.iter().map(|c| c.model.as_str()).collect();
+        assert_eq!(names, ["a", "llama3.1:8b", "Qwen/Q"]);
+        assert_eq!(cs[0].base_url, "http://h/v1");
+        for bad in ["llm:", "llm:a++b", "gpt", "llm:a+a"] {
+            let e = parse_judge_spec(bad, &base).unwrap_err().to_string();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn answerer_specs() {
+        let base = LlmConfig::new("http://h/v1", "unused");
+        assert_eq!(
+            parse_answerer_spec("extractive", &base).unwrap(),
+            AnswererSpec::Extractive
+        );
+        assert!(matches!(
+            parse_answerer_spec("llm:m", &base).unwrap(),
+            AnswererSpec::Llm(c) if c.model == "m"
+        ));
+        assert!(parse_answerer_spec("llm:a+b", &base).is_err());
+    }
+}
