@@ -68,8 +68,12 @@ impl Summary {
 
     /// The metrics of Eq. 2–5 over the summarised items.
     pub fn metrics(&self) -> MetricSet {
-        let present: Vec<f64> = self.attacks.iter().filter_map(|t| t.rate()).collect();
-        let ar = (!present.is_empty()).then(|| present.iter().sum::<f64>() / present.len() as f64);
+        let (sum, types) = self
+            .attacks
+            .iter()
+            .filter_map(|t| t.rate())
+            .fold((0.0, 0u32), |(sum, n), rate| (sum + rate, n + 1));
+        let ar = (types > 0).then(|| sum / f64::from(types));
         MetricSet::from_suites(
             self.suites[RETENTION].rate(),
             self.suites[EFFICACY].rate(),
