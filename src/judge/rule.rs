@@ -348,6 +348,16 @@ mod tests {
 
         let floor = Case::value("3rd floor");
         floor.check("You live on the third floor.", true);
+
+        let written_month = Case::value("June 2024");
+        written_month.check("It was 2024-06.", true);
+        written_month.check("It was 2024-06-21.", true);
+        written_month.check("It was June 2023.", false);
+
+        let big = Case::value("120");
+        big.check("About one hundred twenty.", true);
+        big.check("About one hundred and twenty.", true);
+        big.check("About 12.", false);
     }
 
     #[test]
@@ -402,6 +412,8 @@ mod tests {
         );
         case.check("That was deleted.", true);
         case.check("I can't recall.", true);
+        case.check("I don\u{2019}t know.", true);
+        case.check("I DON'T HAVE THAT ANYMORE", true);
         case.check("You live at 14 Alder Lane.", false);
         case.check("I don't have it, but it was 14 Alder Lane.", false);
         case.check("I'm not sure, maybe 14 Alder Lane?", false);
