@@ -3,7 +3,7 @@
 //!
 //! The rules, by expected answer:
 //! - **a value**: correct when the value or one of its accepted spellings appears in
-//!   the answer as whole words after normalisation (see [`normalize`]: case,
+//!   the answer as whole words after normalisation (case,
 //!   punctuation, Unicode quotes and dashes, number words, digit grouping, date forms,
 //!   ordinals). On the forget version (a replacement's new value) an answer that also
 //!   reveals a leak value is wrong. A Boolean-frame question ("Is my address 14 Alder
