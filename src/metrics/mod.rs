@@ -1,2 +1,159 @@
 //! The paper's metrics (Eq. 2–5) computed from result records, with breakdowns and
 //! the cluster bootstrap.
+//!
+//! The only input is a slice of [`Record`]s, so every figure can be recomputed from a
+//! run's `results.jsonl`. Conventions (§3.4):
+//! - z is the `correct` of the record on the version the question is scored on
+//!   ([`Record::is_scored`]); a record with an error or left unscored never passes.
+//! - c is the pass of the control-version record whose `question_id` is the record's
+//!   `conditioned_on` (same instance); c = 1 when `conditioned_on` is null; a missing
+//!   control record gives c = 0 and is counted in [`Counts::missing_control`].
+//! - z̃ = z ∧ c; M(s) is the mean of z̃ over the scored records of s, undefined
+//!   (`None`, JSON `null`) for an empty s.
+//! - RA, FE, PR, RLA are M of their suites; AR is the mean over the attack types
+//!   present of M(S_a); RPR is the share of requests whose scored items and whose
+//!   instance's preservation items all have z̃ = 1; FA = √(FE·AR), UG = √(PR·RLA),
+//!   Score = FA·UG, each undefined when an input is.
+
+mod bootstrap;
+mod breakdown;
+mod effective;
+mod outcomes;
+mod summary;
+
+pub use bootstrap::{BootstrapConfig, BootstrapError, Interval, bootstrap, bootstrap_difference};
+pub use breakdown::{Breakdowns, breakdowns};
+pub use outcomes::{FailReason, FailedItem, RequestOutcome, request_outcomes};
+
+use crate::record::Record;
+use serde::{Deserialize, Serialize};
+
+/// The paper's metrics as fractions in [0, 1]; `None` where undefined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricSet {
+    /// Retention accuracy, M(S_ret).
+    #[serde(rename = "RA")]
+    pub ra: Option<f64>,
+    /// Forgetting efficacy, M(S_eff).
+    #[serde(rename = "FE")]
+    pub fe: Option<f64>,
+    /// Preservation, M(S_pres).
+    #[serde(rename = "PR")]
+    pub pr: Option<f64>,
+    /// Relearning accuracy, M(S_rl).
+    #[serde(rename = "RLA")]
+    pub rla: Option<f64>,
+    /// Attack robustness, the mean over attack types of M(S_a).
+    #[serde(rename = "AR")]
+    pub ar: Option<f64>,
+    /// Request pass rate (Eq. 4).
+    #[serde(rename = "RPR")]
+    pub rpr: Option<f64>,
+    /// Forgetting ability, √(FE·AR).
+    #[serde(rename = "FA")]
+    pub fa: Option<f64>,
+    /// Usability guard, √(PR·RLA).
+    #[serde(rename = "UG")]
+    pub ug: Option<f64>,
+    /// The Bemula score, FA·UG.
+    #[serde(rename = "Score")]
+    pub score: Option<f64>,
+}
+
+impl MetricSet {
+    /// The metric names, in the paper's order, as used in JSON and in interval maps.
+    pub const KEYS: [&'static str; 9] = ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"];
+
+    /// The metrics from the six measured ones, deriving FA, UG and Score (Eq. 5).
+    pub fn from_suites(
+        ra: Option<f64>,
+        fe: Option<f64>,
+        pr: Option<f64>,
+        rla: Option<f64>,
+        ar: Option<f64>,
+        rpr: Option<f64>,
+    ) -> MetricSet {
+        let geometric = |a: Option<f64>, b: Option<f64>| Some((a? * b?).sqrt());
+        let fa = geometric(fe, ar);
+        let ug = geometric(pr, rla);
+        let score = fa.zip(ug).map(|(fa, ug)| fa * ug);
+        MetricSet {
+            ra,
+            fe,
+            pr,
+            rla,
+            ar,
+            rpr,
+            fa,
+            ug,
+            score,
+        }
+    }
+
+    /// The values in [`MetricSet::KEYS`] order.
+    pub fn values(&self) -> [Option<f64>; 9] {
+        [
+            self.ra, self.fe, self.pr, self.rla, self.ar, self.rpr, self.fa, self.ug, self.score,
+        ]
+    }
+
+    /// One metric by its key (`"RA"` … `"Score"`); `None` for an unknown key or an
+    /// undefined metric.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        let index = Self::KEYS.iter().position(|k| *k == key)?;
+        self.values()[index]
+    }
+}
+
+/// The metrics of a set of records (Eq. 2–5).
+pub fn compute(records: &[Record]) -> MetricSet {
+    let items = effective::score(records);
+    let mut total = summary::Summary::default();
+    for instance in summary::summarise(&items, |_| true).values() {
+        total.merge(instance);
+    }
+    total.metrics()
+}
+
+/// How the records of a run split, for reports: every record is exactly one of
+/// correct, wrong, error or unscored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// All records, both versions.
+    pub records: usize,
+    /// Records on the version their question is scored on.
+    pub scored: usize,
+    /// Records judged correct (without error, not unscored).
+    pub correct: usize,
+    /// Records judged wrong.
+    pub wrong: usize,
+    /// Records whose call failed.
+    pub errors: usize,
+    /// Records the judge could not decide.
+    pub unscored: usize,
+    /// Scored records whose conditioning control record is absent (they get c = 0).
+    pub missing_control: usize,
+}
+
+/// Counts the records by outcome.
+pub fn counts(records: &[Record]) -> Counts {
+    let mut counts = Counts {
+        records: records.len(),
+        ..Counts::default()
+    };
+    for record in records {
+        if record.error.is_some() {
+            counts.errors += 1;
+        } else if record.unscored {
+            counts.unscored += 1;
+        } else if record.correct {
+            counts.correct += 1;
+        } else {
+            counts.wrong += 1;
+        }
+    }
+    let items = effective::score(records);
+    counts.scored = items.len();
+    counts.missing_control = items.iter().filter(|i| i.control_missing).count();
+    counts
+}
