@@ -115,6 +115,23 @@ pub fn compute(records: &[Record]) -> MetricSet {
     total.metrics()
 }
 
+/// Effective correctness z̃ of every record, in input order: `Some(z̃)` for a record
+/// on the version its question is scored on, `None` for a control probe that only
+/// conditions another record.
+pub fn effective(records: &[Record]) -> Vec<Option<bool>> {
+    let mut items = effective::score(records).into_iter();
+    records
+        .iter()
+        .map(|r| {
+            if r.is_scored() {
+                items.next().map(|i| i.effective())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// How the records of a run split, for reports: every record is exactly one of
 /// correct, wrong, error or unscored.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

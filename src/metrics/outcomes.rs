@@ -26,6 +26,19 @@ pub enum FailReason {
     PreservationItemFailed,
 }
 
+impl std::fmt::Display for FailReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FailReason::Wrong => "wrong",
+            FailReason::Error => "error",
+            FailReason::Unscored => "unscored",
+            FailReason::ControlProbeFailed => "control probe failed",
+            FailReason::ControlProbeMissing => "control probe missing",
+            FailReason::PreservationItemFailed => "preservation item failed",
+        })
+    }
+}
+
 /// One item that keeps a request from passing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailedItem {

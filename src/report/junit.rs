@@ -1,7 +1,7 @@
 //! JUnit XML: one `testsuite` per run, one `testcase` per request (classname = the
 //! instance), failure text in the element body, no colour codes.
 
-use super::{ReportError, Summary, request_message, test_name};
+use super::{ReportError, Summary, request_message};
 use crate::record::Record;
 use junit_report::{Duration, OffsetDateTime, ReportBuilder, TestCase, TestSuiteBuilder};
 use std::collections::BTreeMap;
@@ -21,7 +21,7 @@ pub fn write_junit(
     let mut suite = TestSuiteBuilder::new(&format!("bemula::{}", summary.config.system.name));
     suite.set_timestamp(OffsetDateTime::now_utc());
     for outcome in &summary.requests {
-        let name = test_name(&outcome.instance, &outcome.request, outcome.request_type);
+        let name = super::outcome_name(outcome);
         let time = Duration::seconds_f64(times.get(&name).copied().unwrap_or(0.0));
         let mut case = if outcome.passed {
             TestCase::success(&name, time)

@@ -116,8 +116,8 @@ pub fn render_markdown(summary: &Summary) -> String {
     } else {
         let _ = writeln!(out, "| request | failing items |\n|---|---|");
         for r in failing {
-            let items: Vec<String> = r.failed.iter().map(|f| format!("`{}` ({})", f.question_id, f.why)).collect();
-            let _ = writeln!(out, "| `{}` | {} |", super::test_name(&r.instance, &r.request, r.request_type), items.join(", "));
+            let items: Vec<String> = r.failed.iter().map(|f| format!("`{}` ({})", f.question_id, f.reason)).collect();
+            let _ = writeln!(out, "| `{}` | {} |", super::outcome_name(r), items.join(", "));
         }
     }
     out

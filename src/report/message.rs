@@ -15,6 +15,14 @@ pub fn test_name(instance: &str, request: &str, kind: RequestType) -> String {
     format!("{instance}::{request}::{}_{}", kind.code(), kind.name())
 }
 
+/// The test name of a request outcome (`<instance>::<request>` when its type is unknown).
+pub fn outcome_name(outcome: &crate::metrics::RequestOutcome) -> String {
+    match outcome.request_type {
+        Some(kind) => test_name(&outcome.instance, &outcome.request, kind),
+        None => format!("{}::{}", outcome.instance, outcome.request),
+    }
+}
+
 /// The message of one request: its items and the instance's preservation items, each
 /// with ✓ or ✗ by effective correctness. `records` are the records of its instance.
 pub fn request_message(records: &[Record], request: &str) -> String {

@@ -11,7 +11,7 @@ mod message;
 
 pub use junit::write_junit;
 pub use markdown::{render_markdown, render_table};
-pub use message::{request_message, test_name};
+pub use message::{outcome_name, request_message, test_name};
 
 use crate::metrics::{self, BootstrapConfig, Breakdowns, Counts, Interval, MetricSet, RequestOutcome};
 use crate::record::Record;
@@ -75,7 +75,7 @@ impl Summary {
         Summary {
             config,
             metrics: metrics::compute(records),
-            intervals: metrics::bootstrap(records, bootstrap),
+            intervals: metrics::bootstrap(records, bootstrap).unwrap_or_default(),
             breakdowns: metrics::breakdowns(records),
             counts: metrics::counts(records),
             requests: metrics::request_outcomes(records),
