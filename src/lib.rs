@@ -22,3 +22,4 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod system;
+pub mod text;
