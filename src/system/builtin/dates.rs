@@ -105,6 +105,7 @@ fn month_number(token: &str) -> Option<u32> {
 }
 
 /// Words that, before an ambiguous month name (`may`, `march`), show it is a month.
+#[rustfmt::skip]
 const MONTH_LEADS: &[&str] = &[
     "in", "of", "since", "early", "late", "mid", "around", "during", "last", "this", "next",
     "until", "from", "through", "by", "before", "after", "since", "about",

@@ -135,6 +135,7 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
 }
 
 /// Words after a comma that open a new clause.
+#[rustfmt::skip]
 const CLAUSE_OPENERS: &[&str] = &[
     "but", "so", "because", "since", "as", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's",
     "that's", "those", "these", "they", "we", "now", "please", "which", "though", "although",
@@ -142,6 +143,7 @@ const CLAUSE_OPENERS: &[&str] = &[
 ];
 
 /// Words after "and" that open a new clause rather than continue a list.
+#[rustfmt::skip]
 const AND_OPENERS: &[&str] = &[
     "but", "so", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's", "that's", "those",
     "these", "they", "we", "now", "please", "then", "just", "only", "delete", "forget", "erase",
@@ -185,180 +187,67 @@ fn split_clauses(sentence: &str) -> Vec<String> {
         .collect()
 }
 
+#[rustfmt::skip]
 const NEGATIONS: &[&str] = &[
-    "don't",
-    "dont",
-    "not",
-    "never",
-    "won't",
-    "can't",
-    "cannot",
-    "shouldn't",
-    "didn't",
-    "doesn't",
-    "wouldn't",
-    "no",
-    "without",
-    "stop",
-    "stopped",
-    "quit",
+    "don't", "dont", "not", "never", "won't", "can't", "cannot", "shouldn't", "didn't",
+    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit",
 ];
+#[rustfmt::skip]
 const SELF_SUBJECTS: &[&str] = &[
     "i", "i'm", "i've", "i'll", "we", "we're", "we've", "we'll", "let", "lets", "me", "myself",
 ];
+#[rustfmt::skip]
 const YOU_SUBJECTS: &[&str] = &["you", "you'll", "you've", "you'd", "u", "yourself"];
 /// Words before "you" that make it a question or a condition, not a request.
+#[rustfmt::skip]
 const NOT_REQUESTING_YOU: &[&str] = &[
     "did", "do", "does", "don't", "didn't", "doesn't", "have", "has", "had", "haven't", "if",
     "when", "whether", "how", "why", "what", "can't", "won't", "unless", "once",
 ];
+#[rustfmt::skip]
 const PERSONAL: &[&str] = &[
     "i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "we", "our", "us",
 ];
+#[rustfmt::skip]
 const MEMORY_WORDS: &[&str] = &[
-    "information",
-    "info",
-    "detail",
-    "details",
-    "data",
-    "record",
-    "records",
-    "memory",
-    "memories",
-    "note",
-    "notes",
-    "mention",
-    "mentions",
-    "everything",
-    "anything",
-    "fact",
-    "facts",
-    "stuff",
-    "whatever",
-    "all",
-    "any",
-    "history",
-    "conversation",
-    "conversations",
-    "said",
-    "told",
-    "mentioned",
-    "shared",
-    "inferred",
-    "inference",
-    "conclusion",
-    "trace",
-    "traces",
-    "reference",
-    "references",
+    "information", "info", "detail", "details", "data", "record", "records", "memory",
+    "memories", "note", "notes", "mention", "mentions", "everything", "anything", "fact",
+    "facts", "stuff", "whatever", "all", "any", "history", "conversation", "conversations",
+    "said", "told", "mentioned", "shared", "inferred", "inference", "conclusion", "trace",
+    "traces", "reference", "references",
 ];
 /// Deletion verbs that need only a personal object ("forget my address").
+#[rustfmt::skip]
 const DELETE_STRONG: &[&str] = &[
-    "forget",
-    "delete",
-    "erase",
-    "wipe",
-    "purge",
-    "scrub",
-    "expunge",
-    "forgetting",
-    "deleting",
-    "erasing",
-    "wiping",
-    "purging",
-    "scrubbing",
-    "expunging",
+    "forget", "delete", "erase", "wipe", "purge", "scrub", "expunge", "forgetting",
+    "deleting", "erasing", "wiping", "purging", "scrubbing", "expunging",
 ];
 /// Deletion verbs that need a memory word ("remove the information about …").
+#[rustfmt::skip]
 const DELETE_WEAK: &[&str] = &[
-    "remove",
-    "clear",
-    "drop",
-    "discard",
-    "ditch",
-    "eliminate",
-    "removing",
-    "clearing",
-    "dropping",
-    "discarding",
-    "ditching",
-    "eliminating",
-    "rid",
-    "throw",
-    "toss",
-    "lose",
+    "remove", "clear", "drop", "discard", "ditch", "eliminate", "removing", "clearing",
+    "dropping", "discarding", "ditching", "eliminating", "rid", "throw", "toss", "lose",
 ];
+#[rustfmt::skip]
 const RETAIN: &[&str] = &[
-    "keep",
-    "keeping",
-    "store",
-    "storing",
-    "remember",
-    "remembering",
-    "retain",
-    "retaining",
-    "save",
-    "saving",
-    "track",
-    "tracking",
-    "record",
-    "recording",
-    "know",
-    "knowing",
-    "hold",
-    "holding",
-    "log",
-    "logging",
-    "memorize",
-    "memorise",
-    "memorizing",
-    "memorising",
+    "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
+    "save", "saving", "track", "tracking", "record", "recording", "know", "knowing", "hold",
+    "holding", "log", "logging", "memorize", "memorise", "memorizing", "memorising",
 ];
+#[rustfmt::skip]
 const RETAIN_PASSIVE: &[&str] = &[
-    "kept",
-    "stored",
-    "remembered",
-    "retained",
-    "saved",
-    "tracked",
-    "recorded",
-    "logged",
-    "memorized",
-    "memorised",
-    "held",
+    "kept", "stored", "remembered", "retained", "saved", "tracked", "recorded", "logged",
+    "memorized", "memorised", "held",
 ];
+#[rustfmt::skip]
 const INFER: &[&str] = &[
-    "infer",
-    "inferring",
-    "deduce",
-    "deducing",
-    "conclude",
-    "concluding",
-    "assume",
-    "assuming",
-    "guess",
-    "guessing",
-    "calculate",
-    "calculating",
-    "derive",
-    "deriving",
-    "speculate",
-    "speculating",
-    "estimate",
-    "estimating",
-    "figure",
-    "figuring",
-    "work",
-    "working",
-    "piece",
-    "piecing",
-    "put",
-    "putting",
-    "compute",
-    "computing",
-    "extrapolate",
+    "infer", "inferring", "deduce", "deducing", "conclude", "concluding", "assume",
+    "assuming", "guess", "guessing", "calculate", "calculating", "derive", "deriving",
+    "speculate", "speculating", "estimate", "estimating", "figure", "figuring", "work",
+    "working", "piece", "piecing", "put", "putting", "compute", "computing", "extrapolate",
 ];
 /// Words that end a cue's phrase.
+#[rustfmt::skip]
 const PHRASE_CUTS: &[&str] = &[
     "because", "since", "but", "so", "instead", "though", "although", "unless",
 ];
@@ -797,7 +686,7 @@ fn clean_statement(clause: &str) -> String {
     let mut i = 0;
     while i < words.len() {
         match lower[i].as_str() {
-            "from" if !(lower.get(i + 1).is_some_and(|w| w == "now")) => {
+            "from" if lower.get(i + 1).is_none_or(|w| w != "now") => {
                 if let Some(to) =
                     (i + 1..words.len()).find(|&j| lower[j] == "to" || lower[j] == "into")
                 {
@@ -890,6 +779,7 @@ fn split_parts(phrase: &[String]) -> Vec<Vec<String>> {
     parts.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
+#[rustfmt::skip]
 const DEMONSTRATIVES: &[&str] = &["that", "this", "those", "these", "it", "them", "such"];
 
 /// Reads one part of a request's phrase as a target.
