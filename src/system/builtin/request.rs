@@ -81,6 +81,10 @@ struct Cue {
     strength: Strength,
     kind: Kind,
     phrase: Vec<String>,
+    /// Whether the phrase stands before the cue ("… might as well never have
+    /// happened"); such a phrase that only points back ("that's outdated") takes the
+    /// turn's preceding plain clause instead.
+    backward: bool,
 }
 
 /// Whether the user's turn asks the assistant to forget something.
@@ -95,6 +99,7 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let mut cues = Vec::new();
     let mut statements = Vec::new();
     let mut strong_marker = false;
+    let mut plain: Option<Vec<String>> = None;
     for sentence in split_sentences(&text) {
         for clause in split_clauses(&sentence) {
             let tokens = tokenize(&clause);
@@ -107,23 +112,44 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
                     statements.push(statement);
                 }
             }
-            cues.extend(found);
+            if found.is_empty() && !marker {
+                plain = Some(tokens);
+            }
+            for cue in found {
+                cues.push((cue, plain.clone()));
+            }
         }
     }
     let strong = cues
         .iter()
-        .filter(|c| c.strength == Strength::Strong)
+        .filter(|(c, _)| c.strength == Strength::Strong)
         .count();
     let weak = cues.len() - strong;
     if !(strong > 0 || weak >= 2 || (weak >= 1 && strong_marker)) {
         return None;
     }
     let mut targets: Vec<Target> = Vec::new();
-    for cue in &cues {
-        for part in split_parts(&cue.phrase) {
-            if let Some(t) = analyse(&part, cue.kind, today)
-                && !targets.contains(&t)
-            {
+    for (cue, antecedent) in &cues {
+        let mut found: Vec<Target> = split_parts(&cue.phrase)
+            .iter()
+            .filter_map(|part| analyse(part, cue.kind, today))
+            .collect();
+        let points_back = cue
+            .phrase
+            .iter()
+            .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
+        if found.is_empty()
+            && cue.backward
+            && points_back
+            && let Some(antecedent) = antecedent
+        {
+            found = split_parts(antecedent)
+                .iter()
+                .filter_map(|part| analyse(part, cue.kind, today))
+                .collect();
+        }
+        for t in found {
+            if !targets.contains(&t) {
                 targets.push(t);
             }
         }
@@ -138,7 +164,7 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
 #[rustfmt::skip]
 const CLAUSE_OPENERS: &[&str] = &[
     "but", "so", "because", "since", "as", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's",
-    "that's", "those", "these", "they", "we", "now", "please", "which", "though", "although",
+    "that", "those", "these", "they", "we", "now", "please", "which", "though", "although",
     "then", "instead", "just", "only", "and",
 ];
 
@@ -356,6 +382,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 strength: Strength::Strong,
                 kind: Kind::Delete,
                 phrase: phrase_from(tokens, v + 1),
+                backward: false,
             });
             v += 1;
             continue;
@@ -389,6 +416,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     strength: Strength::Strong,
                     kind: Kind::Delete,
                     phrase,
+                    backward: false,
                 });
             }
             v += 1;
@@ -416,6 +444,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                             strength: Strength::Strong,
                             kind: Kind::Delete,
                             phrase,
+                            backward: false,
                         });
                     }
                 } else if subject != Some(false) {
@@ -429,6 +458,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                             strength: Strength::Strong,
                             kind: Kind::Delete,
                             phrase,
+                            backward: false,
                         });
                     }
                 }
@@ -485,6 +515,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                         strength: Strength::Strong,
                         kind: Kind::Infer,
                         phrase,
+                        backward: false,
                     });
                 }
             }
@@ -516,6 +547,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     strength: Strength::Strong,
                     kind: Kind::Delete,
                     phrase: phrase_from(tokens, start),
+                    backward: false,
                 });
             } else if happened {
                 let modal = (v.saturating_sub(5)..v)
@@ -536,6 +568,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     },
                     kind: Kind::Delete,
                     phrase: strip_lead(&tokens[..end]),
+                    backward: true,
                 });
             }
             v += 1;
@@ -550,6 +583,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 strength: Strength::Weak,
                 kind: Kind::Delete,
                 phrase: phrase_from(tokens, v + 3),
+                backward: false,
             });
             v += 3;
             continue;
@@ -573,7 +607,8 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
             || (matches!(t, "true" | "relevant" | "accurate" | "valid" | "correct")
                 && matches!(prev, "not" | "isn't" | "aren't" | "wasn't")
                 && tokens[v..].iter().any(|x| x == "anymore"))
-            || (t == "news" && prev == "old");
+            || (t == "news" && prev == "old")
+            || (t == "behind" && next == "me");
         if outdated {
             let mut end = v;
             while end > 0
@@ -597,6 +632,11 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                         | "of"
                         | "pretty"
                         | "out"
+                        | "already"
+                        | "firmly"
+                        | "put"
+                        | "i've"
+                        | "have"
                 )
             {
                 end -= 1;
@@ -605,6 +645,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 strength: Strength::Weak,
                 kind: Kind::Delete,
                 phrase: strip_lead(&tokens[..end]),
+                backward: true,
             });
             v += 1;
             continue;
@@ -983,6 +1024,23 @@ mod tests {
         assert_eq!(
             clean_statement("I switched from tea to coffee"),
             "I switched to coffee"
+        );
+    }
+
+    #[test]
+    fn pointing_back_takes_the_preceding_clause() {
+        let r = recognise(
+            "I don't like Thai food anymore, that's outdated. Now I only eat Italian food instead.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.targets, vec![facts(&["like", "thai", "food"])]);
+        assert_eq!(r.statements, vec!["Now I only eat Italian food instead."]);
+        assert_eq!(
+            targets(
+                "My old job at the bakery is behind me now — it might as well never have happened."
+            ),
+            vec![facts(&["old", "job", "bakery"])]
         );
     }
 
