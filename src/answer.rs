@@ -40,9 +40,9 @@ pub const NO_SUPPORT: &str = "No, I don't have any information about that.";
 ///   "ignore", "instructions" left out), each word weighted by how rare it is among
 ///   the given sentences (weights between 1 and 2). A sentence must hold at least
 ///   [`MIN_COVERAGE`] of the weight and two of the words (one when the question has
-///   one) to be an answer; a sentence that is itself a question counts at 0.8, and
+///   one) to be an answer; a sentence that is itself a question counts at 0.8,
 ///   "when" and "how many/much/long/old" questions favour sentences with a date or a
-///   number.
+///   number, and a question about what "I" do favours sentences in the first person.
 /// - **Order.** No order of the memories is assumed: on an exact tie the later
 ///   sentence wins. For a transcript in dialogue order that is the most recent
 ///   statement; for a best-first list ties are rare and any choice is as good.
@@ -51,9 +51,10 @@ pub const NO_SUPPORT: &str = "No, I don't have any information about that.";
 ///   framing words are no content.
 /// - **Yes/no questions** ("Answer yes or no: is it true that …", "Is it true that
 ///   …", "Do I …?"): the statement's value words — those after its last linking word
-///   ("is", "was", "in", "at", "for", …) — must appear in a sentence that also shares
-///   a word with the rest of the statement; then the answer is `Yes. <sentence>`,
-///   otherwise [`NO_SUPPORT`].
+///   ("is", "was", "in", "at", "for", …), or all but its first content word when it
+///   has none ("I love Thai food") — must mostly (60%) appear in a sentence that also
+///   shares a word with the rest of the statement; then the answer is
+///   `Yes. <sentence>`, otherwise [`NO_SUPPORT`].
 /// - Otherwise the answer is [`NO_INFORMATION`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extractive;
@@ -205,6 +206,7 @@ struct Candidate {
     text: String,
     terms: Vec<String>,
     asks: bool,
+    first_person: bool,
     has_time: bool,
     has_number: bool,
 }
@@ -224,6 +226,10 @@ fn strip_label(sentence: &str) -> &str {
     }
     sentence
 }
+
+/// The user as a subject: a question asking what "I" do prefers sentences where "I"
+/// do it over sentences about someone else ("my sister lives …").
+const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
 
 const NUMBER_WORDS: &[&str] = &[
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -282,6 +288,7 @@ fn candidates(memories: &[String]) -> Vec<Candidate> {
             });
             out.push(Candidate {
                 asks: sentence.trim_end().ends_with('?'),
+                first_person: tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str())),
                 text: sentence,
                 terms,
                 has_time,
@@ -391,6 +398,9 @@ impl Extractive {
         let weights = Extractive::weights(&q, &candidates);
         let total: f64 = weights.iter().sum();
         let want = want_of(&core);
+        let asks_about_me = text::tokenize(&core)
+            .iter()
+            .any(|t| FIRST_PERSON.contains(&t.as_str()));
         let mut best: Option<(f64, &Candidate)> = None;
         for c in &candidates {
             let mut covered = 0.0;
@@ -407,6 +417,9 @@ impl Extractive {
             }
             if c.asks {
                 score *= 0.8;
+            }
+            if asks_about_me && c.first_person {
+                score += 0.05;
             }
             match want {
                 Want::Time if c.has_time => score += 0.1,
@@ -442,10 +455,15 @@ impl Extractive {
                 question_terms(&statement[..i]),
                 question_terms(&statement[i + 1..]),
             ),
+            // No linking word ("I love Thai food"): the first content word is the
+            // predicate, the rest the value.
             None => {
-                let mut all = question_terms(statement);
-                let last = all.pop()?;
-                (all, vec![last])
+                let all = question_terms(statement);
+                match all.len() {
+                    0 => return None,
+                    1 => (Vec::new(), all),
+                    _ => (all[..1].to_vec(), all[1..].to_vec()),
+                }
             }
         };
         let mut best: Option<(f64, &Candidate)> = None;

@@ -154,10 +154,108 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
             }
         }
     }
+    // A replacement also restates the new value in the old statement's words
+    // ("I used to like Thai food" + "changed to Italian food" → "I like Italian food").
+    let old = cues
+        .iter()
+        .find(|(c, _)| c.kind == Kind::Delete)
+        .map(|(c, antecedent)| {
+            let points_back = c
+                .phrase
+                .iter()
+                .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
+            match antecedent {
+                Some(a) if points_back && c.backward => a.clone(),
+                _ => c.phrase.clone(),
+            }
+        });
+    if let (Some(old), Some(first)) = (old, statements.first())
+        && let Some(restated) = restate(&old, first)
+    {
+        statements.push(restated);
+    }
     Some(Request {
         targets,
         statements,
     })
+}
+
+/// Words after which a replacement clause gives its new value.
+const VALUE_LEADS: &[&str] = &[
+    "to", "is", "are", "was", "now", "prefer", "like", "love", "into", "it", "enjoy", "with",
+];
+
+/// The new value of a replacement statement put in the old statement's frame: the old
+/// phrase's subject and verb ("I like", "my favorite color is") followed by the
+/// statement's words after its last value lead ("… changed to Italian food").
+fn restate(old: &[String], statement: &str) -> Option<String> {
+    let words: Vec<&str> = statement.split_whitespace().collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+                .replace("'s", "")
+        })
+        .collect();
+    let lead = lower
+        .iter()
+        .rposition(|w| VALUE_LEADS.contains(&w.as_str()))?;
+    let mut rest: Vec<(&str, &str)> = words[lead + 1..]
+        .iter()
+        .zip(&lower[lead + 1..])
+        .filter(|(_, l)| !matches!(l.as_str(), "instead" | "now" | "only" | "please"))
+        .map(|(w, l)| (*w, l.as_str()))
+        .collect();
+    // "… now I (mostly) eat Italian food" → "Italian food": drop a subject and its verb.
+    if rest
+        .first()
+        .is_some_and(|(_, l)| matches!(*l, "i" | "we" | "it" | "i'm" | "i've"))
+    {
+        rest.remove(0);
+        while rest.first().is_some_and(|(_, l)| {
+            matches!(
+                *l,
+                "really" | "just" | "mostly" | "also" | "actually" | "usually" | "totally"
+            )
+        }) {
+            rest.remove(0);
+        }
+        if rest.len() > 1 {
+            rest.remove(0);
+        }
+    }
+    let value: Vec<&str> = rest.into_iter().map(|(w, _)| w).collect();
+    if value.is_empty() {
+        return None;
+    }
+    // The old phrase's frame: from its subject to its first content word (a verb after
+    // "I", or up to the linking word after "my …").
+    let start = old.iter().position(|t| matches!(t.as_str(), "i" | "my"))?;
+    let mut frame = vec![if old[start] == "i" {
+        "I".to_string()
+    } else {
+        "My".to_string()
+    }];
+    for t in &old[start + 1..] {
+        if matches!(
+            t.as_str(),
+            "used" | "to" | "don't" | "do" | "not" | "no" | "longer" | "really" | "still" | "also"
+        ) {
+            continue;
+        }
+        frame.push(t.clone());
+        let linking = matches!(t.as_str(), "is" | "are" | "was" | "were");
+        if (old[start] == "i" && !is_stop_word(t)) || linking {
+            break;
+        }
+        if frame.len() > 6 {
+            return None;
+        }
+    }
+    let value = value.join(" ");
+    let value = value.trim_end_matches(|c: char| !c.is_alphanumeric());
+    Some(format!("{} {value}.", frame.join(" ")))
 }
 
 /// Words after a comma that open a new clause.
@@ -1018,7 +1116,8 @@ mod tests {
             r.statements,
             vec![
                 "My preference has changed to Italian restaurants",
-                "Italian restaurants."
+                "Italian restaurants.",
+                "I like Italian restaurants."
             ]
         );
         assert_eq!(
@@ -1035,7 +1134,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.targets, vec![facts(&["like", "thai", "food"])]);
-        assert_eq!(r.statements, vec!["Now I only eat Italian food instead."]);
+        assert_eq!(
+            r.statements,
+            vec![
+                "Now I only eat Italian food instead.",
+                "I like Italian food."
+            ]
+        );
+        assert_eq!(
+            restate(
+                &tokenize("that my favorite color is blue"),
+                "Now it's green."
+            )
+            .as_deref(),
+            Some("My favorite color is green.")
+        );
         assert_eq!(
             targets(
                 "My old job at the bakery is behind me now — it might as well never have happened."
