@@ -302,18 +302,16 @@ fn scoped_forget_f2() {
         "Could you delete my sister's city as well as my cat's name? Thanks.",
     ] {
         let (mut sys, n) = scoped_after(request);
-        if request.contains("Clara") {
-            assert_lacks(
-                &ask(&mut sys, &n, "Where does my sister Clara live?"),
-                "Boston",
-                request,
-            );
-            assert_lacks(
-                &ask(&mut sys, &n, "What is the name of my cat?"),
-                "Miso",
-                request,
-            );
-        }
+        assert_lacks(
+            &ask(&mut sys, &n, "Where does my sister Clara live?"),
+            "Boston",
+            request,
+        );
+        assert_lacks(
+            &ask(&mut sys, &n, "What is the name of my cat?"),
+            "Miso",
+            request,
+        );
         assert_has(
             &ask(&mut sys, &n, "Where do I live?"),
             "Alder Lane",
@@ -324,6 +322,37 @@ fn scoped_forget_f2() {
             "penicillin",
             request,
         );
+    }
+    for request in [
+        "Delete the facts that I'm allergic to penicillin and that I broke my wrist.",
+        "My asthma and my inhaler are behind me now, those days might as well never have happened.",
+    ] {
+        let (mut sys, n) = scoped_after(request);
+        if request.contains("penicillin") {
+            assert_lacks(
+                &ask(&mut sys, &n, "What am I allergic to?"),
+                "penicillin",
+                request,
+            );
+            assert_lacks(&ask(&mut sys, &n, "What about my wrist?"), "wrist", request);
+        } else {
+            assert_lacks(
+                &ask(&mut sys, &n, "What was I diagnosed with?"),
+                "asthma",
+                request,
+            );
+            assert_lacks(
+                &ask(&mut sys, &n, "What do I use every morning?"),
+                "inhaler",
+                request,
+            );
+        }
+        assert_has(
+            &ask(&mut sys, &n, "Where do I live?"),
+            "Alder Lane",
+            request,
+        );
+        assert_kept(&mut sys, &n, "");
     }
 }
 
@@ -414,9 +443,15 @@ fn scoped_forget_f4() {
         "relearnt",
     );
 
-    let (mut sys, n) = scoped_after("Please don't work out my age from the year I graduated.");
-    assert_eq!(ask(&mut sys, &n, "How old am I?"), REFUSAL);
-    assert_kept(&mut sys, &n, "");
+    for request in [
+        "Please don't work out my age from the year I graduated.",
+        "I'd rather you didn't infer how old I am from my graduation year.",
+        "Would you mind not guessing my age from my birthday? Thanks.",
+    ] {
+        let (mut sys, n) = scoped_after(request);
+        assert_eq!(ask(&mut sys, &n, "How old am I?"), REFUSAL, "{request}");
+        assert_kept(&mut sys, &n, "");
+    }
 }
 
 /// F5: a period, explicit and relative.
@@ -444,7 +479,7 @@ fn scoped_forget_f5() {
         "spring",
     );
     assert_lacks(
-        &ask(&mut sys, &n, "What did I break?"),
+        &ask(&mut sys, &n, "What about my wrist?"),
         "wrist",
         "said in May as 'last week'",
     );
@@ -464,6 +499,30 @@ fn scoped_forget_f5() {
         &ask(&mut sys, &n, "Which half marathon did I run?"),
         "May 2024",
         "relearning",
+    );
+
+    let (mut sys, n) = scoped_after("Delete everything from 2024-04 right away.");
+    assert_lacks(
+        &ask(&mut sys, &n, "When did I run my first marathon?"),
+        "April",
+        "ISO month",
+    );
+    assert_has(
+        &ask(&mut sys, &n, "What about my wrist?"),
+        "wrist",
+        "May stays",
+    );
+
+    let (mut sys, n) = scoped_after("I'd prefer you not keep anything from March 2019.");
+    assert_lacks(
+        &ask(&mut sys, &n, "When did I move in?"),
+        "2019",
+        "March 2019",
+    );
+    assert_has(
+        &ask(&mut sys, &n, "Where do I live?"),
+        "Alder Lane",
+        "other sentence of the turn",
     );
 }
 

@@ -246,6 +246,45 @@ fn take_iso_dates(text: &str) -> (Vec<Period>, String) {
     (periods, String::from_utf8(rest).unwrap_or_default())
 }
 
+/// Writes ISO dates out in words (`2024-06-15` → `June 15 2024`, `2024-06` → `June
+/// 2024`), so that a text can be tokenized without losing them.
+pub fn spell_iso_dates(text: &str) -> String {
+    let (periods, blanked) = take_iso_dates(text);
+    if periods.is_empty() {
+        return text.to_string();
+    }
+    // Walk the original and the blanked text together; each blanked run is one date.
+    let mut out = String::new();
+    let mut dates = periods.into_iter();
+    let (orig, blank): (Vec<char>, Vec<char>) = (text.chars().collect(), blanked.chars().collect());
+    let mut i = 0;
+    while i < orig.len() {
+        if orig[i] != blank[i] {
+            let start = i;
+            while i < orig.len() && orig[i] != blank[i] {
+                i += 1;
+            }
+            let run: String = orig[start..i].iter().collect();
+            let day = run
+                .split('-')
+                .nth(2)
+                .map(|d| format!(" {}", d.trim_start_matches('0')));
+            if let Some(p) = dates.next() {
+                let month = MONTHS[p.start.month as usize - 1];
+                out.push_str(&format!(
+                    "{month}{} {}",
+                    day.unwrap_or_default(),
+                    p.start.year
+                ));
+            }
+            continue;
+        }
+        out.push(orig[i]);
+        i += 1;
+    }
+    out
+}
+
 /// Every time a text mentions, as month periods; `today` (the date it was said)
 /// places year-less and relative expressions, which are skipped without it.
 pub fn mentioned_periods(text: &str, today: Option<YearMonth>) -> Vec<Period> {
@@ -455,6 +494,15 @@ mod tests {
             mentioned_periods("since May 2022", None),
             vec![Period::month(ym(2022, 5))]
         );
+    }
+
+    #[test]
+    fn iso_dates_spelt_out() {
+        assert_eq!(
+            spell_iso_dates("from 2024-04 to 2024-06-05, ok"),
+            "from april 2024 to june 5 2024, ok"
+        );
+        assert_eq!(spell_iso_dates("no dates"), "no dates");
     }
 
     #[test]

@@ -32,7 +32,7 @@
 //! or tell a sarcastic "forget it" from a real one. The recogniser errs towards
 //! ordinary talk: a turn without a clear cue is stored, not acted on.
 
-use super::dates::{Period, YearMonth, is_time_word, mentioned_periods};
+use super::dates::{Period, YearMonth, is_time_word, mentioned_periods, spell_iso_dates};
 use super::lexicon::{Category, categories_named, is_generic, is_inference_word, is_scope_word};
 use crate::text::{is_stop_word, split_sentences, stem, tokenize};
 
@@ -95,7 +95,7 @@ pub fn is_forget_request(user: &str) -> bool {
 /// Reads a user's turn; `today` (the session date) places relative dates such as
 /// "last spring". `None` when the turn is no forget request.
 pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
-    let text = user.replace('\u{2019}', "'");
+    let text = spell_iso_dates(&user.replace('\u{2019}', "'"));
     let mut cues = Vec::new();
     let mut statements = Vec::new();
     let mut strong_marker = false;
