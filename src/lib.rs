@@ -25,3 +25,4 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod system;
+pub mod text;

@@ -1,1 +1,162 @@
-//! The built-in reference systems.
+//! The built-in reference systems, all in-process and deterministic:
+//!
+//! | name | stores | retrieval | deletion |
+//! |---|---|---|---|
+//! | `null` | nothing | none | – |
+//! | `transcript` | every turn | all turns, in dialogue order | none |
+//! | `naive-rag` | every turn | BM25, top 5 | none |
+//! | `wipe` | every turn | BM25, top 5 | everything, on any forget request |
+//! | `scoped-forget` | user sentences | BM25, top 5 | what the request names ([`scoped`]) |
+//!
+//! None of them sees anything but the protocol's calls: they never read a dataset,
+//! its generator or any question metadata. Each keeps its namespaces apart, and
+//! `reset` clears only the namespace it names.
+
+pub mod dates;
+pub mod lexicon;
+pub mod null;
+pub mod rag;
+pub mod request;
+pub mod scoped;
+pub mod transcript;
+
+pub use null::Null;
+pub use rag::{NaiveRag, Wipe};
+pub use scoped::ScopedForget;
+pub use transcript::Transcript;
+
+use super::{AsyncMemorySystem, Namespace, SharedFactory, SystemFactory, SystemInfo, SystemResult};
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Names of the built-in systems, in the order reports list them.
+pub const NAMES: [&str; 5] = ["null", "transcript", "naive-rag", "wipe", "scoped-forget"];
+
+/// How many memories the retrieving systems return per query (the paper's Naive RAG
+/// budget).
+pub const TOP_K: usize = 5;
+
+/// The factory of a built-in system by name; `None` for an unknown name.
+pub fn factory(name: &str) -> Option<SharedFactory> {
+    let (make, settings): (fn() -> Box<dyn AsyncMemorySystem>, Value) = match name {
+        "null" => (
+            || Box::new(Null),
+            json!({"deletion": "none", "stores": "nothing"}),
+        ),
+        "transcript" => (
+            || Box::new(Transcript::default()),
+            json!({"deletion": "none", "stores": "turns", "retrieval": "all turns"}),
+        ),
+        "naive-rag" => (
+            || Box::new(NaiveRag::default()),
+            json!({"deletion": "none", "stores": "turns", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
+        ),
+        "wipe" => (
+            || Box::new(Wipe::default()),
+            json!({"deletion": "everything on any forget request", "recogniser": "rules", "stores": "turns", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
+        ),
+        "scoped-forget" => (
+            || Box::new(ScopedForget::default()),
+            json!({"deletion": "scoped", "granularity": "sentence", "recogniser": "rules", "inference": "suppression", "stores": "user sentences", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
+        ),
+        _ => return None,
+    };
+    let settings = match settings {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    Some(Arc::new(Builtin {
+        name: name.to_string(),
+        make,
+        settings,
+    }))
+}
+
+/// The factory of one built-in system.
+struct Builtin {
+    name: String,
+    make: fn() -> Box<dyn AsyncMemorySystem>,
+    settings: Map<String, Value>,
+}
+
+#[async_trait]
+impl SystemFactory for Builtin {
+    async fn make(&self, _ns: &Namespace) -> SystemResult<Box<dyn AsyncMemorySystem>> {
+        Ok((self.make)())
+    }
+
+    fn info(&self) -> SystemInfo {
+        SystemInfo {
+            name: self.name.clone(),
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            settings: self.settings.clone(),
+        }
+    }
+}
+
+/// Per-namespace state of a system: each namespace gets its own `T`, made on first use.
+#[derive(Debug, Clone)]
+pub struct Spaces<T> {
+    map: HashMap<Namespace, T>,
+}
+
+impl<T> Default for Spaces<T> {
+    fn default() -> Spaces<T> {
+        Spaces {
+            map: HashMap::new(),
+        }
+    }
+}
+
+impl<T: Default> Spaces<T> {
+    /// The state of a namespace, made empty on first use.
+    pub fn get(&mut self, ns: &Namespace) -> &mut T {
+        self.map.entry(ns.clone()).or_default()
+    }
+
+    /// The state of a namespace, if it has any.
+    pub fn peek(&self, ns: &Namespace) -> Option<&T> {
+        self.map.get(ns)
+    }
+
+    /// Drops a namespace's state, leaving the others as they are.
+    pub fn reset(&mut self, ns: &Namespace) {
+        self.map.remove(ns);
+    }
+}
+
+/// One exchange as a memory: `User: …` and `Assistant: …` on two lines.
+pub fn format_turn(user: &str, assistant: &str) -> String {
+    format!("User: {}\nAssistant: {}", user.trim(), assistant.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_has_a_factory_with_settings() {
+        for name in NAMES {
+            let f = factory(name).unwrap_or_else(|| panic!("no factory for {name}"));
+            let info = f.info();
+            assert_eq!(info.name, name);
+            assert_eq!(info.version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+            assert!(info.settings.contains_key("deletion"), "{name}");
+        }
+        assert!(factory("mem0").is_none());
+    }
+
+    #[test]
+    fn spaces_are_apart() {
+        let mut s: Spaces<Vec<u8>> = Spaces::default();
+        let a = Namespace("a/forget".into());
+        let b = Namespace("b/forget".into());
+        s.get(&a).push(1);
+        s.get(&b).push(2);
+        s.reset(&a);
+        assert!(s.peek(&a).is_none());
+        assert_eq!(s.peek(&b), Some(&vec![2]));
+    }
+}

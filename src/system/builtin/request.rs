@@ -1,0 +1,1197 @@
+//! The forget-request recogniser: general English rules that tell a user's request
+//! to forget from ordinary talk, and read what the request names.
+//!
+//! A turn is read clause by clause for *cues*:
+//!
+//! - **deletion verbs** aimed at the assistant: `forget`, `delete`, `erase`, `wipe`,
+//!   `purge`, `scrub`, and (only with a memory word such as "information" or "what I
+//!   told you") `remove`, `clear`, `drop`, `discard`, `get rid of`. The verb must not
+//!   be negated ("don't forget my appointment" asks to remember), its subject must be
+//!   the assistant or absent (imperative) — never the user ("I forgot my keys", "I need
+//!   to delete an app") — and its object must be personal ("that I …", "my …") or a
+//!   memory word;
+//! - **negated retention** aimed at the assistant: "don't keep / store / remember /
+//!   retain / save / track", "I'd rather you didn't keep …", "I no longer want you to
+//!   know …", "I don't want any information … retained";
+//! - **negated inference**: "don't work out / infer / deduce / figure out my age …";
+//! - **implicit** phrasings: "… might as well never have happened", "pretend I never
+//!   told you about …" (strong), and the weaker "I've moved on from …", "… is
+//!   outdated / no longer true", which count only together with another cue or with
+//!   a replacement ("… instead", "changed to …", "only remember …").
+//!
+//! The words after a cue (or before it, for "… might as well never have happened")
+//! form the request's phrase, split into parts at "and that", "and my", …; each part
+//! is read as a [`Target`]: an inference (it carries "inferred", "deduce", …), a time
+//! period ("everything around June 2024"), a category ("all my financial
+//! information"), everything, the previous turn ("what I just told you"), or specific
+//! facts (its content words). Anaphoric parts ("that category", "those days") add
+//! nothing of their own.
+//!
+//! What rules cannot do: resolve a reference to something said turns ago, read a
+//! request that names a fact only by a paraphrase sharing no word with its mentions,
+//! or tell a sarcastic "forget it" from a real one. The recogniser errs towards
+//! ordinary talk: a turn without a clear cue is stored, not acted on.
+
+use super::dates::{Period, YearMonth, is_time_word, mentioned_periods, spell_iso_dates};
+use super::lexicon::{Category, categories_named, is_generic, is_inference_word, is_scope_word};
+use crate::text::{is_stop_word, split_sentences, stem, tokenize};
+
+/// What a forget request asks to be forgotten.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// Specific facts named by their content words (stemmed, distinct).
+    Facts(Vec<String>),
+    /// Whole categories of the built-in lexicon.
+    Categories(Vec<Category>),
+    /// Everything that happened in these periods.
+    Periods(Vec<Period>),
+    /// A conclusion drawn from stored facts, by its topic's content words.
+    Inference(Vec<String>),
+    /// What the user said in the turn just before.
+    Previous,
+    /// Everything stored.
+    Everything,
+}
+
+/// A recognised forget request.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Request {
+    /// What it names, in order; may be empty when the request only points back
+    /// ("please forget that").
+    pub targets: Vec<Target>,
+    /// New statements a replacement request makes ("I now prefer Italian food"), to be
+    /// remembered in place of what is forgotten.
+    pub statements: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Strength {
+    Weak,
+    Strong,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Delete,
+    Infer,
+}
+
+#[derive(Debug, Clone)]
+struct Cue {
+    strength: Strength,
+    kind: Kind,
+    phrase: Vec<String>,
+    /// Whether the phrase stands before the cue ("… might as well never have
+    /// happened"); such a phrase that only points back ("that's outdated") takes the
+    /// turn's preceding plain clause instead.
+    backward: bool,
+}
+
+/// Whether the user's turn asks the assistant to forget something.
+pub fn is_forget_request(user: &str) -> bool {
+    recognise(user, None).is_some()
+}
+
+/// Reads a user's turn; `today` (the session date) places relative dates such as
+/// "last spring". `None` when the turn is no forget request.
+pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
+    let text = spell_iso_dates(&user.replace('\u{2019}', "'"));
+    let mut cues = Vec::new();
+    let mut statements = Vec::new();
+    let mut strong_marker = false;
+    let mut plain: Option<Vec<String>> = None;
+    for sentence in split_sentences(&text) {
+        for clause in split_clauses(&sentence) {
+            let tokens = tokenize(&clause);
+            let found = find_cues(&tokens);
+            let (marker, strong) = replacement_marker(&tokens);
+            strong_marker |= strong;
+            if found.is_empty() && marker {
+                let statement = clean_statement(&clause);
+                if !statement.is_empty() {
+                    statements.push(statement);
+                }
+            }
+            if found.is_empty() && !marker {
+                plain = Some(tokens);
+            }
+            for cue in found {
+                cues.push((cue, plain.clone()));
+            }
+        }
+    }
+    let strong = cues
+        .iter()
+        .filter(|(c, _)| c.strength == Strength::Strong)
+        .count();
+    let weak = cues.len() - strong;
+    if !(strong > 0 || weak >= 2 || (weak >= 1 && strong_marker)) {
+        return None;
+    }
+    let mut targets: Vec<Target> = Vec::new();
+    for (cue, antecedent) in &cues {
+        let mut found: Vec<Target> = split_parts(&cue.phrase)
+            .iter()
+            .filter_map(|part| analyse(part, cue.kind, today))
+            .collect();
+        let points_back = cue
+            .phrase
+            .iter()
+            .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
+        if found.is_empty()
+            && cue.backward
+            && points_back
+            && let Some(antecedent) = antecedent
+        {
+            found = split_parts(antecedent)
+                .iter()
+                .filter_map(|part| analyse(part, cue.kind, today))
+                .collect();
+        }
+        for t in found {
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+    }
+    // A replacement also restates the new value in the old statement's words
+    // ("I used to like Thai food" + "changed to Italian food" → "I like Italian food").
+    let old = cues
+        .iter()
+        .find(|(c, _)| c.kind == Kind::Delete)
+        .map(|(c, antecedent)| {
+            let points_back = c
+                .phrase
+                .iter()
+                .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
+            match antecedent {
+                Some(a) if points_back && c.backward => a.clone(),
+                _ => c.phrase.clone(),
+            }
+        });
+    if let (Some(old), Some(first)) = (old, statements.first())
+        && let Some(restated) = restate(&old, first)
+    {
+        statements.push(restated);
+    }
+    Some(Request {
+        targets,
+        statements,
+    })
+}
+
+/// Words after which a replacement clause gives its new value.
+const VALUE_LEADS: &[&str] = &[
+    "to", "is", "are", "was", "now", "prefer", "like", "love", "into", "it", "enjoy", "with",
+];
+
+/// The new value of a replacement statement put in the old statement's frame: the old
+/// phrase's subject and verb ("I like", "my favorite color is") followed by the
+/// statement's words after its last value lead ("… changed to Italian food").
+fn restate(old: &[String], statement: &str) -> Option<String> {
+    let words: Vec<&str> = statement.split_whitespace().collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+                .replace("'s", "")
+        })
+        .collect();
+    let lead = lower
+        .iter()
+        .rposition(|w| VALUE_LEADS.contains(&w.as_str()))?;
+    let mut rest: Vec<(&str, &str)> = words[lead + 1..]
+        .iter()
+        .zip(&lower[lead + 1..])
+        .filter(|(_, l)| !matches!(l.as_str(), "instead" | "now" | "only" | "please"))
+        .map(|(w, l)| (*w, l.as_str()))
+        .collect();
+    // "… now I (mostly) eat Italian food" → "Italian food": drop a subject and its verb.
+    if rest
+        .first()
+        .is_some_and(|(_, l)| matches!(*l, "i" | "we" | "it" | "i'm" | "i've"))
+    {
+        rest.remove(0);
+        while rest.first().is_some_and(|(_, l)| {
+            matches!(
+                *l,
+                "really" | "just" | "mostly" | "also" | "actually" | "usually" | "totally"
+            )
+        }) {
+            rest.remove(0);
+        }
+        if rest.len() > 1 {
+            rest.remove(0);
+        }
+    }
+    let value: Vec<&str> = rest.into_iter().map(|(w, _)| w).collect();
+    if value.is_empty() {
+        return None;
+    }
+    // The old phrase's frame: from its subject to its first content word (a verb after
+    // "I", or up to the linking word after "my …").
+    let start = old.iter().position(|t| matches!(t.as_str(), "i" | "my"))?;
+    let mut frame = vec![if old[start] == "i" {
+        "I".to_string()
+    } else {
+        "My".to_string()
+    }];
+    for t in &old[start + 1..] {
+        if matches!(
+            t.as_str(),
+            "used" | "to" | "don't" | "do" | "not" | "no" | "longer" | "really" | "still" | "also"
+        ) {
+            continue;
+        }
+        frame.push(t.clone());
+        let linking = matches!(t.as_str(), "is" | "are" | "was" | "were");
+        if (old[start] == "i" && !is_stop_word(t)) || linking {
+            break;
+        }
+        if frame.len() > 6 {
+            return None;
+        }
+    }
+    let value = value.join(" ");
+    let value = value.trim_end_matches(|c: char| !c.is_alphanumeric());
+    Some(format!("{} {value}.", frame.join(" ")))
+}
+
+/// Words after a comma that open a new clause.
+#[rustfmt::skip]
+const CLAUSE_OPENERS: &[&str] = &[
+    "but", "so", "because", "since", "as", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's",
+    "that", "those", "these", "they", "we", "now", "please", "which", "though", "although",
+    "then", "instead", "just", "only", "and",
+];
+
+/// Words after "and" that open a new clause rather than continue a list.
+#[rustfmt::skip]
+const AND_OPENERS: &[&str] = &[
+    "but", "so", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's", "that's", "those",
+    "these", "they", "we", "now", "please", "then", "just", "only", "delete", "forget", "erase",
+    "remove", "don't", "do", "remember", "keep", "store",
+];
+
+/// Splits a sentence at `;`, dashes and colons, and at commas that open a new clause.
+fn split_clauses(sentence: &str) -> Vec<String> {
+    let mut clauses = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = sentence.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let dash = matches!(c, '—' | '–')
+            || (c == '-' && i > 0 && chars[i - 1] == ' ' && chars.get(i + 1) == Some(&' '));
+        if matches!(c, ';' | ':') || dash {
+            clauses.push(std::mem::take(&mut current));
+        } else if c == ',' {
+            let rest: String = chars[i + 1..].iter().collect();
+            let words = tokenize(&rest);
+            let first = words.first().map(String::as_str).unwrap_or("");
+            let second = words.get(1).map(String::as_str).unwrap_or("");
+            let opens = CLAUSE_OPENERS.contains(&first)
+                && (first != "and" || AND_OPENERS.contains(&second));
+            if opens {
+                clauses.push(std::mem::take(&mut current));
+            } else {
+                current.push(c);
+            }
+        } else {
+            current.push(c);
+        }
+        i += 1;
+    }
+    clauses.push(current);
+    clauses
+        .into_iter()
+        .map(|c| c.trim().to_string())
+        .filter(|c| c.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+#[rustfmt::skip]
+const NEGATIONS: &[&str] = &[
+    "don't", "dont", "not", "never", "won't", "can't", "cannot", "shouldn't", "didn't",
+    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit",
+];
+#[rustfmt::skip]
+const SELF_SUBJECTS: &[&str] = &[
+    "i", "i'm", "i've", "i'll", "we", "we're", "we've", "we'll", "let", "lets", "me", "myself",
+];
+#[rustfmt::skip]
+const YOU_SUBJECTS: &[&str] = &["you", "you'll", "you've", "you'd", "u", "yourself"];
+/// Words before "you" that make it a question or a condition, not a request.
+#[rustfmt::skip]
+const NOT_REQUESTING_YOU: &[&str] = &[
+    "did", "do", "does", "don't", "didn't", "doesn't", "have", "has", "had", "haven't", "if",
+    "when", "whether", "how", "why", "what", "can't", "won't", "unless", "once",
+];
+#[rustfmt::skip]
+const PERSONAL: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "myself", "we", "our", "us",
+];
+#[rustfmt::skip]
+const MEMORY_WORDS: &[&str] = &[
+    "information", "info", "detail", "details", "data", "record", "records", "memory",
+    "memories", "note", "notes", "mention", "mentions", "everything", "anything", "fact",
+    "facts", "stuff", "whatever", "all", "any", "history", "conversation", "conversations",
+    "said", "told", "mentioned", "shared", "inferred", "inference", "conclusion", "trace",
+    "traces", "reference", "references",
+];
+/// Deletion verbs that need only a personal object ("forget my address").
+#[rustfmt::skip]
+const DELETE_STRONG: &[&str] = &[
+    "forget", "delete", "erase", "wipe", "purge", "scrub", "expunge", "forgetting",
+    "deleting", "erasing", "wiping", "purging", "scrubbing", "expunging",
+];
+/// Deletion verbs that need a memory word ("remove the information about …").
+#[rustfmt::skip]
+const DELETE_WEAK: &[&str] = &[
+    "remove", "clear", "drop", "discard", "ditch", "eliminate", "removing", "clearing",
+    "dropping", "discarding", "ditching", "eliminating", "rid", "throw", "toss", "lose",
+];
+#[rustfmt::skip]
+const RETAIN: &[&str] = &[
+    "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
+    "save", "saving", "track", "tracking", "record", "recording", "know", "knowing", "hold",
+    "holding", "log", "logging", "memorize", "memorise", "memorizing", "memorising",
+];
+#[rustfmt::skip]
+const RETAIN_PASSIVE: &[&str] = &[
+    "kept", "stored", "remembered", "retained", "saved", "tracked", "recorded", "logged",
+    "memorized", "memorised", "held",
+];
+#[rustfmt::skip]
+const INFER: &[&str] = &[
+    "infer", "inferring", "deduce", "deducing", "conclude", "concluding", "assume",
+    "assuming", "guess", "guessing", "calculate", "calculating", "derive", "deriving",
+    "speculate", "speculating", "estimate", "estimating", "figure", "figuring", "work",
+    "working", "piece", "piecing", "put", "putting", "compute", "computing", "extrapolate",
+];
+/// Words that end a cue's phrase.
+#[rustfmt::skip]
+const PHRASE_CUTS: &[&str] = &[
+    "because", "since", "but", "so", "instead", "though", "although", "unless",
+];
+
+fn any_in(tokens: &[String], set: &[&str]) -> bool {
+    tokens.iter().any(|t| set.contains(&t.as_str()))
+}
+
+/// The nearest subject pronoun before `v` in the clause: `Some(true)` the assistant,
+/// `Some(false)` the user, `None` no subject (imperative).
+fn subject_before(tokens: &[String], v: usize) -> Option<bool> {
+    for j in (0..v).rev() {
+        let t = tokens[j].as_str();
+        if YOU_SUBJECTS.contains(&t) {
+            let before = j.checked_sub(1).map(|k| tokens[k].as_str()).unwrap_or("");
+            return Some(!NOT_REQUESTING_YOU.contains(&before));
+        }
+        if SELF_SUBJECTS.contains(&t) {
+            return Some(false);
+        }
+    }
+    None
+}
+
+fn negated_before(tokens: &[String], v: usize, window: usize) -> bool {
+    let start = v.saturating_sub(window);
+    (start..v).any(|j| {
+        let t = tokens[j].as_str();
+        NEGATIONS.contains(&t) || (t == "longer" && j > 0 && tokens[j - 1] == "no")
+    })
+}
+
+/// The tokens after `start`, up to a phrase cut (or "and" opening a new request).
+fn phrase_from(tokens: &[String], start: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut j = start;
+    while j < tokens.len() {
+        let t = tokens[j].as_str();
+        if PHRASE_CUTS.contains(&t) {
+            break;
+        }
+        if t == "and"
+            && tokens.get(j + 1).is_some_and(|n| {
+                matches!(
+                    n.as_str(),
+                    "remember"
+                        | "keep"
+                        | "store"
+                        | "note"
+                        | "now"
+                        | "please"
+                        | "just"
+                        | "only"
+                        | "update"
+                        | "replace"
+                        | "instead"
+                )
+            })
+        {
+            break;
+        }
+        out.push(tokens[j].clone());
+        j += 1;
+    }
+    out
+}
+
+/// Whether a phrase names something of the user's or a memory ("that I …", "my …",
+/// "what I told you").
+fn personal_object(phrase: &[String]) -> bool {
+    any_in(phrase, PERSONAL) || any_in(phrase, MEMORY_WORDS)
+}
+
+/// Whether a phrase names a memory, as the weaker deletion verbs need.
+fn memory_object(phrase: &[String]) -> bool {
+    if any_in(phrase, MEMORY_WORDS) {
+        return true;
+    }
+    phrase.windows(2).any(|w| {
+        let (a, b) = (w[0].as_str(), w[1].as_str());
+        (matches!(a, "that" | "what" | "where" | "how" | "when" | "about") && PERSONAL.contains(&b))
+            || (a == "your" && matches!(b, "memory" | "memories" | "records" | "notes" | "files"))
+            || (a == "you"
+                && matches!(
+                    b,
+                    "know" | "have" | "stored" | "saved" | "remember" | "learned" | "heard"
+                ))
+    })
+}
+
+fn find_cues(tokens: &[String]) -> Vec<Cue> {
+    let mut cues = Vec::new();
+    let n = tokens.len();
+    let mut v = 0;
+    while v < n {
+        let t = tokens[v].as_str();
+        let prev = v.checked_sub(1).map(|j| tokens[j].as_str()).unwrap_or("");
+        let next = tokens.get(v + 1).map(String::as_str).unwrap_or("");
+        // "I'd rather you forgot …", "I wish you'd forget …" (the latter is handled below).
+        if t == "forgot"
+            && prev == "you"
+            && v >= 2
+            && matches!(tokens[v - 2].as_str(), "rather" | "wish" | "prefer")
+        {
+            cues.push(Cue {
+                strength: Strength::Strong,
+                kind: Kind::Delete,
+                phrase: phrase_from(tokens, v + 1),
+                backward: false,
+            });
+            v += 1;
+            continue;
+        }
+        // Deletion verbs.
+        let strong_verb = DELETE_STRONG.contains(&t);
+        let weak_verb = DELETE_WEAK.contains(&t)
+            && (t != "rid" || matches!(prev, "get" | "getting"))
+            && (!matches!(t, "throw" | "toss") || matches!(next, "away" | "out"));
+        if strong_verb || weak_verb {
+            let subject = subject_before(tokens, v);
+            let ing = t.ends_with("ing");
+            let agent_ok = match subject {
+                Some(you) => you,
+                None => !ing && prev != "to" || matches!(prev, "mind" | "appreciate"),
+            } || (ing && matches!(prev, "mind" | "appreciate"));
+            let negated = negated_before(tokens, v, 2);
+            let start = if matches!(t, "rid" | "throw" | "toss") {
+                v + 2
+            } else {
+                v + 1
+            };
+            let phrase = phrase_from(tokens, start.min(n));
+            let object_ok = if strong_verb {
+                personal_object(&phrase)
+            } else {
+                memory_object(&phrase)
+            };
+            if agent_ok && !negated && object_ok {
+                cues.push(Cue {
+                    strength: Strength::Strong,
+                    kind: Kind::Delete,
+                    phrase,
+                    backward: false,
+                });
+            }
+            v += 1;
+            continue;
+        }
+        // Negated retention, active ("don't keep my …") or passive ("… retained").
+        if RETAIN.contains(&t) || RETAIN_PASSIVE.contains(&t) {
+            let passive = RETAIN_PASSIVE.contains(&t);
+            if negated_before(tokens, v, if passive { 8 } else { 5 }) {
+                let subject = subject_before(tokens, v);
+                if passive {
+                    // The phrase is what stands between the wish and the participle.
+                    let from = (0..v)
+                        .rev()
+                        .find(|&j| {
+                            matches!(tokens[j].as_str(), "want" | "need" | "like" | "wish")
+                                || NEGATIONS.contains(&tokens[j].as_str())
+                        })
+                        .map_or(0, |j| j + 1);
+                    let phrase: Vec<String> = tokens[from..v].to_vec();
+                    if any_in(&phrase, MEMORY_WORDS)
+                        || (subject != Some(false) && personal_object(&phrase))
+                    {
+                        cues.push(Cue {
+                            strength: Strength::Strong,
+                            kind: Kind::Delete,
+                            phrase,
+                            backward: false,
+                        });
+                    }
+                } else if subject != Some(false) {
+                    let mut start = v + 1;
+                    if next == "track" && tokens.get(v + 2).is_some_and(|x| x == "of") {
+                        start = v + 3;
+                    }
+                    let phrase = phrase_from(tokens, start.min(n));
+                    if personal_object(&phrase) {
+                        cues.push(Cue {
+                            strength: Strength::Strong,
+                            kind: Kind::Delete,
+                            phrase,
+                            backward: false,
+                        });
+                    }
+                }
+            }
+            v += 1;
+            continue;
+        }
+        // Negated inference: "don't work out my age from …".
+        if INFER.contains(&t) {
+            let particle = match t {
+                "figure" | "figuring" | "work" | "working" => next == "out",
+                "piece" | "piecing" | "put" | "putting" => next == "together",
+                _ => true,
+            };
+            let has_particle = !matches!(
+                t,
+                "infer"
+                    | "inferring"
+                    | "deduce"
+                    | "deducing"
+                    | "conclude"
+                    | "concluding"
+                    | "assume"
+                    | "assuming"
+                    | "guess"
+                    | "guessing"
+                    | "calculate"
+                    | "calculating"
+                    | "derive"
+                    | "deriving"
+                    | "speculate"
+                    | "speculating"
+                    | "estimate"
+                    | "estimating"
+                    | "compute"
+                    | "computing"
+                    | "extrapolate"
+            );
+            if particle && negated_before(tokens, v, 3) && subject_before(tokens, v) != Some(false)
+            {
+                let start = if has_particle { v + 2 } else { v + 1 };
+                let mut phrase = Vec::new();
+                for w in tokens.iter().skip(start) {
+                    if matches!(
+                        w.as_str(),
+                        "from" | "based" | "using" | "by" | "with" | "through" | "because"
+                    ) {
+                        break;
+                    }
+                    phrase.push(w.clone());
+                }
+                if !phrase.is_empty() {
+                    cues.push(Cue {
+                        strength: Strength::Strong,
+                        kind: Kind::Infer,
+                        phrase,
+                        backward: false,
+                    });
+                }
+            }
+            v += 1;
+            continue;
+        }
+        // "… never happened", "pretend I never told you about …".
+        if t == "never" {
+            let told = matches!(
+                next,
+                "told" | "mentioned" | "said" | "shared" | "brought" | "talked" | "existed"
+            );
+            let happened = matches!(next, "happened" | "happen")
+                || (next == "have" && tokens.get(v + 2).is_some_and(|x| x == "happened"));
+            let window = &tokens[v.saturating_sub(5)..v];
+            let pretend = any_in(
+                window,
+                &["pretend", "act", "if", "though", "treat", "consider"],
+            );
+            let as_well = window.windows(2).any(|w| w[0] == "as" && w[1] == "well");
+            if told && pretend {
+                let mut start = v + 2;
+                while start < n
+                    && matches!(tokens[start].as_str(), "you" | "up" | "to" | "about" | "of")
+                {
+                    start += 1;
+                }
+                cues.push(Cue {
+                    strength: Strength::Strong,
+                    kind: Kind::Delete,
+                    phrase: phrase_from(tokens, start),
+                    backward: false,
+                });
+            } else if happened {
+                let modal = (v.saturating_sub(5)..v)
+                    .rev()
+                    .find(|&j| matches!(tokens[j].as_str(), "might" | "may" | "could"));
+                let end = modal.unwrap_or_else(|| {
+                    if v > 0 && matches!(tokens[v - 1].as_str(), "had" | "has" | "have") {
+                        v - 1
+                    } else {
+                        v
+                    }
+                });
+                cues.push(Cue {
+                    strength: if as_well || pretend {
+                        Strength::Strong
+                    } else {
+                        Strength::Weak
+                    },
+                    kind: Kind::Delete,
+                    phrase: strip_lead(&tokens[..end]),
+                    backward: true,
+                });
+            }
+            v += 1;
+            continue;
+        }
+        // "I've moved on from …".
+        if matches!(t, "moved" | "move" | "moving")
+            && next == "on"
+            && tokens.get(v + 2).is_some_and(|x| x == "from")
+        {
+            cues.push(Cue {
+                strength: Strength::Weak,
+                kind: Kind::Delete,
+                phrase: phrase_from(tokens, v + 3),
+                backward: false,
+            });
+            v += 3;
+            continue;
+        }
+        // "… is outdated", "… is no longer true", "… isn't true anymore", "old news".
+        let outdated = matches!(t, "outdated" | "obsolete")
+            || (t == "longer"
+                && prev == "no"
+                && matches!(
+                    next,
+                    "true"
+                        | "relevant"
+                        | "accurate"
+                        | "applies"
+                        | "applicable"
+                        | "valid"
+                        | "correct"
+                        | "current"
+                        | "the"
+                ))
+            || (matches!(t, "true" | "relevant" | "accurate" | "valid" | "correct")
+                && matches!(prev, "not" | "isn't" | "aren't" | "wasn't")
+                && tokens[v..].iter().any(|x| x == "anymore"))
+            || (t == "news" && prev == "old")
+            || (t == "behind" && next == "me");
+        if outdated {
+            let mut end = v;
+            while end > 0
+                && matches!(
+                    tokens[end - 1].as_str(),
+                    "is" | "are"
+                        | "was"
+                        | "were"
+                        | "now"
+                        | "no"
+                        | "not"
+                        | "isn't"
+                        | "aren't"
+                        | "wasn't"
+                        | "old"
+                        | "completely"
+                        | "totally"
+                        | "all"
+                        | "just"
+                        | "kind"
+                        | "of"
+                        | "pretty"
+                        | "out"
+                        | "already"
+                        | "firmly"
+                        | "put"
+                        | "i've"
+                        | "have"
+                )
+            {
+                end -= 1;
+            }
+            cues.push(Cue {
+                strength: Strength::Weak,
+                kind: Kind::Delete,
+                phrase: strip_lead(&tokens[..end]),
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        v += 1;
+    }
+    cues
+}
+
+/// Drops leading conjunctions and fillers from a phrase taken before a cue.
+fn strip_lead(tokens: &[String]) -> Vec<String> {
+    let mut start = 0;
+    while start < tokens.len()
+        && matches!(
+            tokens[start].as_str(),
+            "and"
+                | "but"
+                | "so"
+                | "honestly"
+                | "frankly"
+                | "i"
+                | "wish"
+                | "feel"
+                | "like"
+                | "the"
+                | "thing"
+                | "about"
+                | "whole"
+                | "really"
+                | "just"
+        )
+    {
+        start += 1;
+    }
+    tokens[start..].to_vec()
+}
+
+/// Whether a clause states a replacement value, and whether the marker is one that
+/// alone turns a weak cue into a request ("instead", "changed to", "only remember").
+fn replacement_marker(tokens: &[String]) -> (bool, bool) {
+    let has = |w: &str| tokens.iter().any(|t| t == w);
+    let strong = has("instead")
+        || tokens.windows(2).any(|w| {
+            (matches!(
+                w[0].as_str(),
+                "changed" | "switched" | "shifted" | "moved" | "update" | "updated"
+            ) && matches!(w[1].as_str(), "to" | "it"))
+                || (w[0] == "only"
+                    && matches!(
+                        w[1].as_str(),
+                        "remember" | "keep" | "store" | "save" | "note"
+                    ))
+                || (w[0] == "replace" || w[0] == "replaced")
+        })
+        || tokens
+            .windows(3)
+            .any(|w| w[0] == "from" && w[1] == "now" && w[2] == "on");
+    let weak = has("now")
+        || has("nowadays")
+        || has("currently")
+        || has("new")
+        || tokens.windows(2).any(|w| w[0] == "these" && w[1] == "days");
+    (strong || weak, strong)
+}
+
+/// A replacement clause as a memory: without the instruction words and without the
+/// old value it replaces ("changed from Thai to Italian" → "changed to Italian").
+fn clean_statement(clause: &str) -> String {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.to_lowercase()
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .collect();
+    let mut keep = vec![true; words.len()];
+    let mut i = 0;
+    while i < words.len() {
+        match lower[i].as_str() {
+            "from" if lower.get(i + 1).is_none_or(|w| w != "now") => {
+                if let Some(to) =
+                    (i + 1..words.len()).find(|&j| lower[j] == "to" || lower[j] == "into")
+                {
+                    for k in &mut keep[i..to] {
+                        *k = false;
+                    }
+                    i = to;
+                    continue;
+                }
+            }
+            "instead" if lower.get(i + 1).is_some_and(|w| w == "of") => {
+                let end = (i + 2..words.len())
+                    .find(|&j| words[j - 1].ends_with(','))
+                    .unwrap_or(words.len());
+                for k in &mut keep[i..end] {
+                    *k = false;
+                }
+                i = end;
+                continue;
+            }
+            "only"
+                if lower.get(i + 1).is_some_and(|w| {
+                    matches!(w.as_str(), "remember" | "keep" | "store" | "save" | "note")
+                }) =>
+            {
+                keep[i] = false;
+                keep[i + 1] = false;
+                i += 2;
+                continue;
+            }
+            "so" | "and" | "please" | "but" if (0..i).all(|j| !keep[j]) => keep[i] = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    let kept: Vec<&str> = words
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(w, _)| *w)
+        .collect();
+    kept.join(" ")
+        .trim_matches(|c: char| c == ',' || c.is_whitespace())
+        .to_string()
+}
+
+/// Splits a phrase into the parts it lists: at "and"/"or"/"plus"/"as well as" when
+/// they open a new item ("… and that I …", "… and my …"), not inside a name ("Ann and
+/// Roy").
+fn split_parts(phrase: &[String]) -> Vec<Vec<String>> {
+    const OPENS: &[&str] = &[
+        "that",
+        "my",
+        "the",
+        "about",
+        "where",
+        "when",
+        "how",
+        "what",
+        "who",
+        "i",
+        "i'm",
+        "i've",
+        "i'd",
+        "any",
+        "anything",
+        "everything",
+        "all",
+        "also",
+        "whatever",
+        "whether",
+    ];
+    let mut parts = vec![Vec::new()];
+    let mut j = 0;
+    while j < phrase.len() {
+        let t = phrase[j].as_str();
+        let next = phrase.get(j + 1).map(String::as_str).unwrap_or("");
+        let splits = (matches!(t, "and" | "or" | "plus") && OPENS.contains(&next))
+            || (t == "as" && next == "well" && phrase.get(j + 2).is_some_and(|x| x == "as"));
+        if splits {
+            parts.push(Vec::new());
+            j += if t == "as" { 3 } else { 1 };
+            continue;
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(phrase[j].clone());
+        }
+        j += 1;
+    }
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+#[rustfmt::skip]
+const DEMONSTRATIVES: &[&str] = &["that", "this", "those", "these", "it", "them", "such"];
+
+/// Reads one part of a request's phrase as a target.
+fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Target> {
+    let text = part.join(" ");
+    let periods = mentioned_periods(&text, today);
+    let inference = kind == Kind::Infer || part.iter().any(|t| is_inference_word(&stem(t)));
+    let content: Vec<&String> = part.iter().filter(|t| !is_stop_word(t)).collect();
+    let stems = |keep_time: bool| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for t in &content {
+            if !keep_time && is_time_word(t) {
+                continue;
+            }
+            let s = stem(t);
+            if is_generic(&s) || is_inference_word(&s) || out.contains(&s) {
+                continue;
+            }
+            out.push(s);
+        }
+        out
+    };
+    let has_scope = part.iter().any(|t| {
+        is_scope_word(&stem(t)) || matches!(t.as_str(), "all" | "any" | "everything" | "anything")
+    });
+    let demonstrative = part.iter().any(|t| DEMONSTRATIVES.contains(&t.as_str()));
+    if inference {
+        let topic = stems(true);
+        return (!topic.is_empty()).then_some(Target::Inference(topic));
+    }
+    let without_time = stems(false);
+    if !periods.is_empty() {
+        let rest: Vec<&String> = without_time
+            .iter()
+            .filter(|t| {
+                !matches!(
+                    t.as_str(),
+                    "event" | "happen" | "memori" | "moment" | "experienc"
+                )
+            })
+            .collect();
+        if rest.is_empty() {
+            return Some(Target::Periods(periods));
+        }
+        return Some(Target::Facts(stems(true)));
+    }
+    if without_time.is_empty() {
+        let told = part.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "told" | "said" | "mentioned" | "shared" | "wrote"
+            )
+        });
+        let just = part.iter().any(|t| matches!(t.as_str(), "just" | "last"));
+        if told && just {
+            return Some(Target::Previous);
+        }
+        if has_scope && !demonstrative {
+            return Some(Target::Everything);
+        }
+        return None;
+    }
+    if has_scope {
+        let mut categories = Vec::new();
+        let all_names = without_time.iter().all(|t| {
+            let named = categories_named(t);
+            categories.extend(named.iter().copied());
+            !named.is_empty()
+        });
+        if all_names {
+            categories.sort();
+            categories.dedup();
+            return Some(Target::Categories(categories));
+        }
+    }
+    Some(Target::Facts(stems(true)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(text: &str) -> Vec<Target> {
+        recognise(
+            text,
+            Some(YearMonth {
+                year: 2024,
+                month: 8,
+            }),
+        )
+        .unwrap_or_else(|| panic!("not recognised: {text}"))
+        .targets
+    }
+
+    fn facts(words: &[&str]) -> Target {
+        Target::Facts(words.iter().map(|w| stem(w)).collect())
+    }
+
+    #[test]
+    fn clauses_split_at_openers_not_lists() {
+        assert_eq!(
+            split_clauses(
+                "I like Thai, Mexican, and vegetarian food, but now I prefer Italian; fine"
+            ),
+            vec![
+                "I like Thai, Mexican, and vegetarian food",
+                "but now I prefer Italian",
+                "fine"
+            ]
+        );
+    }
+
+    #[test]
+    fn direct_fact_request() {
+        assert_eq!(
+            targets("Please forget that I had a routine physical examination in December 2023."),
+            vec![facts(&[
+                "routine",
+                "physical",
+                "examination",
+                "december",
+                "2023"
+            ])]
+        );
+    }
+
+    #[test]
+    fn compositional_request_splits_parts() {
+        let t = targets(
+            "Sorry to bother you, but would you mind forgetting that I plan to study nursing and that I go cycling on the Ann and Roy Butler Trail?",
+        );
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert_eq!(t[0], facts(&["plan", "study", "nursing"]));
+        assert_eq!(t[1], facts(&["cycling", "ann", "roy", "butler", "trail"]));
+    }
+
+    #[test]
+    fn category_request() {
+        let t = targets(
+            "Don't store any of my financial information. Delete everything you have in that category.",
+        );
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert!(matches!(&t[0], Target::Categories(c) if c.len() == 1 && c[0].name() == "finance"));
+        let t = targets("I'd rather you didn't keep anything about my health.");
+        assert!(
+            matches!(&t[0], Target::Categories(c) if c[0].name() == "health"),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn inference_request() {
+        let t = targets(
+            "Delete that inferred detail about how long I have lived in my current home immediately.",
+        );
+        assert_eq!(
+            t,
+            vec![Target::Inference(vec![
+                stem("long"),
+                stem("lived"),
+                stem("current"),
+                stem("home")
+            ])]
+        );
+        let t = targets("Please don't work out my age from my graduation year.");
+        assert_eq!(t, vec![Target::Inference(vec![stem("age")])]);
+    }
+
+    #[test]
+    fn temporal_request() {
+        let t = targets(
+            "I've completely moved on from everything around June 2024, and those days might as well have never happened. I don't want any information from that time retained anymore.",
+        );
+        assert_eq!(
+            t,
+            vec![Target::Periods(vec![Period::month(YearMonth {
+                year: 2024,
+                month: 6
+            })])]
+        );
+    }
+
+    #[test]
+    fn replacement_request() {
+        let r = recognise(
+            "Please forget that I used to like Thai and Mexican restaurants. My preference has changed to Italian restaurants, so only remember Italian restaurants.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.targets,
+            vec![facts(&["like", "thai", "mexican", "restaurants"])]
+        );
+        assert_eq!(
+            r.statements,
+            vec![
+                "My preference has changed to Italian restaurants",
+                "Italian restaurants.",
+                "I like Italian restaurants."
+            ]
+        );
+        assert_eq!(
+            clean_statement("I switched from tea to coffee"),
+            "I switched to coffee"
+        );
+    }
+
+    #[test]
+    fn pointing_back_takes_the_preceding_clause() {
+        let r = recognise(
+            "I don't like Thai food anymore, that's outdated. Now I only eat Italian food instead.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.targets, vec![facts(&["like", "thai", "food"])]);
+        assert_eq!(
+            r.statements,
+            vec![
+                "Now I only eat Italian food instead.",
+                "I like Italian food."
+            ]
+        );
+        assert_eq!(
+            restate(
+                &tokenize("that my favorite color is blue"),
+                "Now it's green."
+            )
+            .as_deref(),
+            Some("My favorite color is green.")
+        );
+        assert_eq!(
+            targets(
+                "My old job at the bakery is behind me now — it might as well never have happened."
+            ),
+            vec![facts(&["old", "job", "bakery"])]
+        );
+    }
+
+    #[test]
+    fn everything_and_previous() {
+        assert_eq!(
+            targets("Forget everything I've told you."),
+            vec![Target::Everything]
+        );
+        assert_eq!(
+            targets("Please forget what I just told you."),
+            vec![Target::Previous]
+        );
+        assert_eq!(targets("Please delete that information."), vec![]);
+    }
+
+    #[test]
+    fn ordinary_talk_is_no_request() {
+        for text in [
+            "I forgot my keys at the office yesterday.",
+            "Don't forget my dentist appointment on Friday!",
+            "Please don't forget that I'm allergic to nuts.",
+            "I need to delete some old photos from my phone.",
+            "Can you help me remove the background from this picture?",
+            "Remove the onions from the recipe, please.",
+            "It's easy to forget my password.",
+            "Did you forget my birthday?",
+            "I don't remember my old address.",
+            "I moved on from teaching to sales in 2019.",
+            "Forget it, let's talk about something else.",
+            "Let's forget about work for a bit.",
+            "I don't keep receipts.",
+            "How do I clear my browser cache?",
+        ] {
+            assert!(
+                recognise(text, None).is_none(),
+                "taken as a request: {text}"
+            );
+        }
+    }
+}
