@@ -898,13 +898,14 @@ impl<'a> Checker<'a> {
             },
         };
         let f6 = request.is_some_and(|r| r.kind == RequestType::F6);
+        let this = a_question(suite, f6);
 
         // Fields that belong to one suite.
         if (q.attack.is_some()) != (suite == Suite::Attack) {
             let reason = if suite == Suite::Attack {
                 "an attack question needs its attack frame in `attack`".to_string()
             } else {
-                format!("`attack` is set on a {suite} question; only attack questions have one")
+                format!("`attack` is set on {this}; only attack questions have one")
             };
             self.report(format!("{path}.attack"), reason);
         }
@@ -914,7 +915,7 @@ impl<'a> Checker<'a> {
                  to null"
                     .to_string()
             } else {
-                format!("a {suite} question needs the id of the request it probes in `request`")
+                format!("{this} needs the id of the request it probes in `request`")
             };
             self.report(format!("{path}.request"), reason);
         }
@@ -929,9 +930,7 @@ impl<'a> Checker<'a> {
             ),
             (Some(_), false) => self.report(
                 format!("{path}.relearn"),
-                format!(
-                    "`relearn` is set on a {suite} question; only relearning questions have one"
-                ),
+                format!("`relearn` is set on {this}; only relearning questions have one"),
             ),
             _ => {}
         }
@@ -940,7 +939,7 @@ impl<'a> Checker<'a> {
             (None, true) => self.report(
                 format!("{path}.control_gold"),
                 format!(
-                    "a {suite} question is also asked on the control version and needs \
+                    "{this} is also asked on the control version and needs \
                      `control_gold`"
                 ),
             ),
@@ -950,7 +949,7 @@ impl<'a> Checker<'a> {
             (Some(_), false) => self.report(
                 format!("{path}.control_gold"),
                 format!(
-                    "`control_gold` is set on a {suite} question; only preservation and attack \
+                    "`control_gold` is set on {this}; only preservation and attack \
                      questions are asked on the control version"
                 ),
             ),
@@ -964,7 +963,7 @@ impl<'a> Checker<'a> {
                     self.report(
                         format!("{path}.conditioned_on"),
                         format!(
-                            "a {suite} question is conditioned on its own control-version answer; \
+                            "{this} is conditioned on its own control-version answer; \
                              set conditioned_on to {:?}",
                             q.id
                         ),
@@ -1003,7 +1002,7 @@ impl<'a> Checker<'a> {
                     let what = if suite == Suite::Efficacy {
                         "an F6 efficacy question asks for the new value and".to_string()
                     } else {
-                        format!("a {suite} question")
+                        this.clone()
                     };
                     self.report(
                         format!("{path}.conditioned_on"),
@@ -1021,7 +1020,7 @@ impl<'a> Checker<'a> {
             self.report(
                 format!("{path}.fact"),
                 format!(
-                    "fact {:?} is not a target of request {:?}; a {suite} question probes one of \
+                    "fact {:?} is not a target of request {:?}; {this} probes one of \
                      its request's targets",
                     q.fact, r.id
                 ),
@@ -1082,17 +1081,17 @@ impl<'a> Checker<'a> {
             Some(m) if q.gold != m => self.report(
                 format!("{path}.gold"),
                 format!(
-                    "a {} question's gold must be the marker {m}",
-                    describe_suite(suite, f6)
+                    "the gold of {} must be the marker {m}",
+                    a_question(suite, f6)
                 ),
             ),
             None if q.gold_is_marker() => self.report(
                 format!("{path}.gold"),
                 format!(
-                    "the marker {} is not allowed on a {} question; {FORGOTTEN} belongs to \
-                     efficacy questions of F1–F5 requests and {NO_LEAK} to attack questions",
+                    "the marker {} is not allowed on {}; {FORGOTTEN} belongs to efficacy \
+                     questions of F1–F5 requests and {NO_LEAK} to attack questions",
                     q.gold,
-                    describe_suite(suite, f6)
+                    a_question(suite, f6)
                 ),
             ),
             _ => {}
@@ -1202,11 +1201,12 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn describe_suite(suite: Suite, f6: bool) -> String {
-    if suite == Suite::Efficacy && f6 {
-        "F6 efficacy".into()
-    } else {
-        suite.name().into()
+/// "an efficacy question", "a retention question", "an F6 efficacy question", …
+fn a_question(suite: Suite, f6: bool) -> String {
+    match suite {
+        Suite::Efficacy if f6 => "an F6 efficacy question".into(),
+        Suite::Efficacy | Suite::Attack => format!("an {suite} question"),
+        _ => format!("a {suite} question"),
     }
 }
 
