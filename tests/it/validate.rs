@@ -1474,3 +1474,80 @@ fn the_json_schema_enums_match_the_types() {
         json!(bemula::dataset::FORMAT)
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Speed: a dataset the size of the paper's (50 instances, ~37,000 turns, ~17 MB).
+
+/// The fixture grown to `turns` turns by appending sessions of ordinary exchanges that
+/// mention facts no request targets.
+fn grown(base: &Instance, id: &str, turns: usize) -> Instance {
+    let mut instance = base.clone();
+    instance.id = id.to_string();
+    let per_session = 49;
+    let mut n = instance.turn_count();
+    let mut day = 3;
+    while n < turns {
+        let count = per_session.min(turns - n);
+        let turns: Vec<bemula::dataset::Turn> = (0..count)
+            .map(|i| bemula::dataset::Turn {
+                user: format!(
+                    "On day {day} I spent turn {i} thinking about my three twelve-hour shifts, \
+                     the cycling route by the river, and whether my sister Ilse would like the \
+                     new bakery that opened near the station last {i}th of the month."
+                ),
+                assistant: format!(
+                    "That sounds like a full day {day}. Balancing long shifts with time on the \
+                     bike is hard; maybe plan the bakery visit with Ilse for a quiet morning \
+                     after your rest day, and keep notes number {i} for next week's plans."
+                ),
+                mentions: if i % 7 == 0 {
+                    vec!["f05".into(), "f07".into()]
+                } else {
+                    vec![]
+                },
+            })
+            .collect();
+        n += count;
+        instance.sessions.push(bemula::dataset::Session {
+            id: format!("s{:03}", instance.sessions.len() + 1),
+            date: format!("2025-{:02}-{:02}", 2 + day / 28, 1 + day % 28),
+            scenario: "Everyday planning".into(),
+            turns,
+        });
+        day += 1;
+    }
+    instance
+}
+
+#[test]
+#[ignore = "a timing check: cargo test --release --test it speed -- --ignored --nocapture"]
+fn load_and_validate_speed_on_a_full_size_dataset() {
+    let base: Instance = serde_json::from_value(fixture()).unwrap();
+    let instances: Vec<Instance> = (0..50)
+        .map(|i| grown(&base, &format!("inst_{i:03}"), 96 + (i * 36) % 1500))
+        .collect();
+    let dataset = Dataset::from_instances(instances, "speed");
+    let dir = tempfile::tempdir().unwrap();
+    dataset.write(dir.path()).unwrap();
+    let bytes: u64 = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    let turns: usize = dataset.instances.iter().map(Instance::turn_count).sum();
+
+    let start = std::time::Instant::now();
+    let loaded = Dataset::load(dir.path()).expect("the grown dataset is valid");
+    let load = start.elapsed();
+    let start = std::time::Instant::now();
+    let problems = validate::validate(&loaded);
+    let check = start.elapsed();
+    assert!(problems.is_empty(), "{problems}");
+    println!(
+        "{} instances, {turns} turns, {:.1} MB: load + validate {load:.2?}, validate alone {check:.2?}",
+        loaded.instances.len(),
+        bytes as f64 / 1e6
+    );
+    if !cfg!(debug_assertions) {
+        assert!(load.as_secs_f64() < 1.0, "load + validate took {load:.2?}");
+    }
+}
