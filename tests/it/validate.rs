@@ -1551,3 +1551,18 @@ fn load_and_validate_speed_on_a_full_size_dataset() {
         assert!(load.as_secs_f64() < 1.0, "load + validate took {load:.2?}");
     }
 }
+
+#[test]
+fn the_example_in_schema_md_is_a_valid_instance() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/SCHEMA.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find("```json\n")
+        .expect("SCHEMA.md has a JSON example")
+        + 8;
+    let end = start + text[start..].find("```").expect("the example ends");
+    let instance = parse_instance(&path, text[start..end].as_bytes())
+        .unwrap_or_else(|e| panic!("the example does not parse: {e}"));
+    let problems = validate::validate_instance(&path, &instance);
+    assert!(problems.is_empty(), "{}", render(&problems));
+}
