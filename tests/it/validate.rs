@@ -1561,7 +1561,7 @@ fn the_example_in_schema_md_is_a_valid_instance() {
         .expect("SCHEMA.md has a JSON example")
         + 8;
     let end = start + text[start..].find("```").expect("the example ends");
-    let instance = parse_instance(&path, text[start..end].as_bytes())
+    let instance = parse_instance(&path, &text.as_bytes()[start..end])
         .unwrap_or_else(|e| panic!("the example does not parse: {e}"));
     let problems = validate::validate_instance(&path, &instance);
     assert!(problems.is_empty(), "{}", render(&problems));
