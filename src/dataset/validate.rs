@@ -1286,6 +1286,10 @@ mod tests {
         assert_eq!(parse_date("2024-01-1x"), None);
         assert_eq!(parse_date("+024-01-10"), None);
         assert_eq!(parse_date("２０２４-01-10"), None);
+        // Multi-byte characters where digits belong: no panic on slicing.
+        assert_eq!(parse_date("2é4-01-10"), None);
+        assert_eq!(parse_date("2024-0é-1"), None);
+        assert!(!is_timestamp("2é4-01"));
     }
 
     #[test]
