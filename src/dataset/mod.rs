@@ -246,15 +246,39 @@ pub fn instance_files(path: &Path) -> Result<Vec<PathBuf>, DataError> {
 }
 
 /// Parses one instance file's bytes, reporting the JSON path of the first problem.
+///
+/// A leading UTF-8 byte-order mark is skipped. The reason of a parse error says what a
+/// person can do about it: a truncated file, bytes that are not UTF-8, a top-level value
+/// that is not an object, a missing, unknown or mistyped field.
 pub fn parse_instance(path: &Path, bytes: &[u8]) -> Result<Instance, DataError> {
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(DataError::Parse {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let parse_error =
+        |json_path: &str, line: usize, column: usize, reason: String| DataError::Parse {
             path: path.to_path_buf(),
-            json_path: ".".into(),
-            line: 1,
-            column: 1,
-            reason: "the file is empty; expected one instance object".into(),
-        });
+            json_path: json_path.to_string(),
+            line,
+            column,
+            reason,
+        };
+    let Some(start) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return Err(parse_error(
+            ".",
+            1,
+            1,
+            "the file is empty; expected one instance object".into(),
+        ));
+    };
+    if bytes[start] != b'{' {
+        let (line, column) = line_col(bytes, start);
+        return Err(parse_error(
+            ".",
+            line,
+            column,
+            format!(
+                "expected one instance object starting with '{{', found {}",
+                describe_byte(bytes[start])
+            ),
+        ));
     }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let result: Result<Instance, _> = serde_path_to_error::deserialize(de);
@@ -267,32 +291,67 @@ pub fn parse_instance(path: &Path, bytes: &[u8]) -> Result<Instance, DataError> 
             if let Some(Ok(_)) | Some(Err(_)) = rest.next() {
                 let offset = rest.byte_offset();
                 let (line, column) = line_col(bytes, offset);
-                return Err(DataError::Parse {
-                    path: path.to_path_buf(),
-                    json_path: ".".into(),
+                return Err(parse_error(
+                    ".",
                     line,
                     column,
-                    reason: "trailing content after the instance object".into(),
-                });
+                    "trailing content after the instance object".into(),
+                ));
             }
             Ok(instance)
         }
         Err(err) => {
-            let json_path = err.path().to_string();
+            let json_path = format_json_path(err.path());
             let inner = err.into_inner();
-            let reason = strip_position(&inner.to_string());
-            Err(DataError::Parse {
-                path: path.to_path_buf(),
-                json_path: if json_path.is_empty() || json_path == "?" {
-                    ".".into()
-                } else {
-                    format!(".{json_path}").replace(".[", "[")
-                },
-                line: inner.line(),
-                column: inner.column(),
-                reason,
-            })
+            let (mut line, mut column) = (inner.line(), inner.column());
+            let mut reason = strip_position(&inner.to_string())
+                .replace("expected usize", "expected a whole number of 0 or more");
+            if let Err(utf8) = std::str::from_utf8(bytes) {
+                let offset = utf8.valid_up_to();
+                (line, column) = line_col(bytes, offset);
+                reason = format!(
+                    "the file is not valid UTF-8 (byte 0x{:02X}); instance files must be UTF-8",
+                    bytes[offset]
+                );
+            } else if inner.is_eof() {
+                reason = format!("{reason}: the file ends early (is it truncated?)");
+            }
+            Err(parse_error(&json_path, line, column, reason))
         }
+    }
+}
+
+/// Writes a serde path as `.sessions[3].turns[0].user`; the root is `.`. Map keys that
+/// are not plain identifiers are quoted: `.profile.attributes["home town"]`.
+fn format_json_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    out.push('.');
+                    out.push_str(key);
+                } else {
+                    out.push_str(&format!("[{key:?}]"));
+                }
+            }
+            Segment::Enum { variant } => {
+                out.push('.');
+                out.push_str(variant);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    if out.is_empty() { ".".into() } else { out }
+}
+
+fn describe_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02X}")
     }
 }
 

@@ -1,8 +1,21 @@
-//! Validation of a dataset against the invariants the paper's verifier stages check.
+//! Validation of a dataset against the invariants the paper's verifier stages check:
+//! ids, references, the pairing of the two dialogue versions, where targets may be
+//! mentioned, what confirmations and fillers may say, usable golds, the shape of each
+//! suite and request type, and dates.
+//!
+//! [`validate_instance`] checks one parsed instance and reports every problem it finds
+//! (not just the first), each with the file, the JSON path of the offending value and a
+//! reason a person can act on. [`check_path`] is what `bemula validate` runs: it parses
+//! every file of a dataset, keeps going past files that do not parse, and validates the
+//! rest, so that one run shows all problems at once.
 
-use super::Instance;
+use super::{
+    DataError, Dataset, FORGOTTEN, FORMAT, Fact, ForgetRequest, Instance, NO_LEAK, Question,
+    RequestType, Suite, Turn,
+};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One broken invariant: which file, where in it, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +49,21 @@ impl Problems {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Number of problems.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The problems, in the order they were found.
+    pub fn iter(&self) -> std::slice::Iter<'_, Problem> {
+        self.0.iter()
+    }
+
+    /// Number of distinct files the problems are in.
+    pub fn file_count(&self) -> usize {
+        self.0.iter().map(|p| &p.file).collect::<HashSet<_>>().len()
+    }
 }
 
 impl fmt::Display for Problems {
@@ -59,8 +87,1243 @@ pub fn validate_files(instances: &[(PathBuf, Instance)]) -> Problems {
     Problems(problems)
 }
 
-/// Checks one instance.
-pub fn validate_instance(file: &std::path::Path, instance: &Instance) -> Vec<Problem> {
-    let _ = (file, instance);
-    Vec::new()
+/// Checks a dataset held in memory; each instance is named `<id>.json` in the problems.
+/// Two instances with the same id are a problem too.
+pub fn validate(dataset: &Dataset) -> Problems {
+    let mut problems = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, instance) in dataset.instances.iter().enumerate() {
+        let file = PathBuf::from(super::file_name(&instance.id));
+        if let Some(first) = seen.insert(&instance.id, i) {
+            problems.push(Problem {
+                file: file.clone(),
+                json_path: ".id".into(),
+                reason: format!(
+                    "instance id {:?} is used by instances {first} and {i} of the dataset; \
+                     instance ids must be unique",
+                    instance.id
+                ),
+            });
+        }
+        problems.extend(validate_instance(&file, instance));
+    }
+    Problems(problems)
+}
+
+/// Checks one instance and returns every problem found, in document order of the checks
+/// (facts, sessions, requests, questions).
+pub fn validate_instance(file: &Path, instance: &Instance) -> Vec<Problem> {
+    let mut checker = Checker::new(file, instance);
+    checker.run();
+    checker.problems
+}
+
+/// What [`check_path`] found: how much was read, and every problem.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    /// Instance files read.
+    pub files: usize,
+    /// Instances that parsed.
+    pub instances: usize,
+    /// Forget requests in the instances that parsed.
+    pub requests: usize,
+    /// Questions in the instances that parsed.
+    pub questions: usize,
+    /// Parse errors (one per file that does not parse), duplicate instance ids and
+    /// broken invariants, in file order.
+    pub problems: Problems,
+}
+
+impl Checked {
+    /// Whether the dataset is valid.
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// The final line of `bemula validate`: `N problems in M instances` or
+    /// `ok: N instances, R requests, Q questions`.
+    pub fn summary(&self) -> String {
+        if self.is_ok() {
+            format!(
+                "ok: {} instances, {} requests, {} questions",
+                self.instances, self.requests, self.questions
+            )
+        } else {
+            let n = self.problems.len();
+            let m = self.problems.file_count();
+            format!(
+                "{n} {} in {m} {}",
+                plural(n, "problem", "problems"),
+                plural(m, "instance", "instances")
+            )
+        }
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// Parses every instance file under `path` (a directory or one file) and validates those
+/// that parse. A file that cannot be read or parsed becomes one problem and the others
+/// are still checked.
+///
+/// Fails only when `path` itself cannot be read or holds no instance files.
+pub fn check_path(path: &Path) -> Result<Checked, DataError> {
+    let files = super::instance_files(path)?;
+    let mut checked = Checked {
+        files: files.len(),
+        ..Checked::default()
+    };
+    let mut seen: HashMap<String, PathBuf> = HashMap::new();
+    for file in files {
+        let bytes = match std::fs::read(&file) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                checked.problems.0.push(Problem {
+                    file,
+                    json_path: ".".into(),
+                    reason: format!("cannot read: {err}"),
+                });
+                continue;
+            }
+        };
+        match super::parse_instance(&file, &bytes) {
+            Ok(instance) => {
+                if let Some(other) = seen.get(&instance.id) {
+                    checked.problems.0.push(Problem {
+                        file: file.clone(),
+                        json_path: ".id".into(),
+                        reason: format!(
+                            "instance id {:?} is already used by {}",
+                            instance.id,
+                            other.display()
+                        ),
+                    });
+                } else {
+                    seen.insert(instance.id.clone(), file.clone());
+                }
+                checked.instances += 1;
+                checked.requests += instance.requests.len();
+                checked.questions += instance.questions.len();
+                checked
+                    .problems
+                    .0
+                    .extend(validate_instance(&file, &instance));
+            }
+            Err(err) => checked.problems.0.push(parse_problem(err)),
+        }
+    }
+    Ok(checked)
+}
+
+/// Turns a loader error about one file into a [`Problem`] of the same shape as the
+/// validator's (`FILE: at PATH: REASON`).
+pub fn parse_problem(err: DataError) -> Problem {
+    match err {
+        DataError::Parse {
+            path,
+            json_path,
+            line,
+            column,
+            reason,
+        } => Problem {
+            file: path,
+            json_path,
+            reason: format!("{reason} (line {line}, column {column})"),
+        },
+        DataError::Io { path, source } => Problem {
+            file: path,
+            json_path: ".".into(),
+            reason: format!("cannot read: {source}"),
+        },
+        DataError::DuplicateInstance { path, id, other } => Problem {
+            file: path,
+            json_path: ".id".into(),
+            reason: format!("instance id {id:?} is already used by {}", other.display()),
+        },
+        DataError::NoInstances { dir } => Problem {
+            file: dir,
+            json_path: ".".into(),
+            reason: format!("no instance files (*.json other than {})", super::MANIFEST),
+        },
+        DataError::Invalid(problems) => Problem {
+            file: PathBuf::new(),
+            json_path: ".".into(),
+            reason: problems.to_string(),
+        },
+    }
+}
+
+/// Where a turn stands in the dialogue: session index, then turn index.
+type Order = (usize, usize);
+
+/// A fact found by id.
+#[derive(Clone, Copy)]
+struct FactRef<'a> {
+    fact: &'a Fact,
+    derived: bool,
+}
+
+/// The state of one instance's check: lookup maps built once, and the problems found.
+struct Checker<'a> {
+    file: &'a Path,
+    inst: &'a Instance,
+    problems: Vec<Problem>,
+    facts: HashMap<&'a str, FactRef<'a>>,
+    sessions: HashMap<&'a str, usize>,
+    requests: HashMap<&'a str, usize>,
+    questions: HashMap<&'a str, usize>,
+    /// Per atomic fact: the last turn that mentions it, and the JSON path of that mention.
+    last_mention: HashMap<&'a str, (Order, String)>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(file: &'a Path, inst: &'a Instance) -> Self {
+        Checker {
+            file,
+            inst,
+            problems: Vec::new(),
+            facts: HashMap::new(),
+            sessions: HashMap::new(),
+            requests: HashMap::new(),
+            questions: HashMap::new(),
+            last_mention: HashMap::new(),
+        }
+    }
+
+    fn report(&mut self, json_path: impl Into<String>, reason: impl Into<String>) {
+        self.problems.push(Problem {
+            file: self.file.to_path_buf(),
+            json_path: json_path.into(),
+            reason: reason.into(),
+        });
+    }
+
+    fn non_empty(&mut self, path: impl Into<String>, field: &str, text: &str) {
+        if text.trim().is_empty() {
+            self.report(path, format!("{field} is empty; write the text"));
+        }
+    }
+
+    fn run(&mut self) {
+        self.check_header();
+        self.check_facts();
+        self.check_sessions();
+        self.index_requests_and_questions();
+        self.check_requests();
+        self.check_f4_values();
+        self.check_questions();
+    }
+
+    fn check_header(&mut self) {
+        let inst = self.inst;
+        if inst.format != FORMAT {
+            self.report(
+                ".format",
+                format!(
+                    "unknown format {:?}; this version of bemula reads {FORMAT:?}",
+                    inst.format
+                ),
+            );
+        }
+        if inst.id.is_empty() {
+            self.report(".id", "the instance id is empty");
+        } else if let Some(c) = inst
+            .id
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        {
+            self.report(
+                ".id",
+                format!(
+                    "instance id {:?} holds {c:?}; ids may hold only ASCII letters, digits, \
+                     '_', '-' and '.' (they name test cases and namespaces)",
+                    inst.id
+                ),
+            );
+        }
+        self.non_empty(".profile.name", "the profile name", &inst.profile.name);
+    }
+
+    fn check_facts(&mut self) {
+        let inst = self.inst;
+        let lists = [
+            ("facts", &inst.profile.facts, false),
+            ("derived_facts", &inst.profile.derived_facts, true),
+        ];
+        // First pass: the id space shared by atomic and derived facts.
+        for (list, facts, derived) in lists {
+            for (i, fact) in facts.iter().enumerate() {
+                let path = format!(".profile.{list}[{i}]");
+                if fact.id.trim().is_empty() {
+                    self.report(format!("{path}.id"), "the fact id is empty");
+                    continue;
+                }
+                if self.facts.contains_key(fact.id.as_str()) {
+                    self.report(
+                        format!("{path}.id"),
+                        format!(
+                            "fact id {:?} is used twice; atomic and derived facts share one id \
+                             space, so every fact id must be unique",
+                            fact.id
+                        ),
+                    );
+                } else {
+                    self.facts.insert(&fact.id, FactRef { fact, derived });
+                }
+            }
+        }
+        // Second pass: fields, timestamps and sources.
+        for (list, facts, derived) in lists {
+            for (i, fact) in facts.iter().enumerate() {
+                let path = format!(".profile.{list}[{i}]");
+                for (field, text) in [
+                    ("subject", &fact.subject),
+                    ("predicate", &fact.predicate),
+                    ("value", &fact.value),
+                    ("category", &fact.category),
+                    ("statement", &fact.statement),
+                ] {
+                    self.non_empty(format!("{path}.{field}"), &format!("the {field}"), text);
+                }
+                if let Some(ts) = &fact.timestamp
+                    && !is_timestamp(ts)
+                {
+                    self.report(
+                        format!("{path}.timestamp"),
+                        format!(
+                            "timestamp {ts:?} is not a real date written as YYYY-MM or YYYY-MM-DD"
+                        ),
+                    );
+                }
+                if derived {
+                    self.check_sources(&path, fact);
+                } else if !fact.sources.is_empty() {
+                    self.report(
+                        format!("{path}.sources"),
+                        format!(
+                            "atomic fact {:?} lists sources; only derived facts (in \
+                             profile.derived_facts) have sources",
+                            fact.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_sources(&mut self, path: &str, fact: &'a Fact) {
+        let mut atomic = HashSet::new();
+        for (j, source) in fact.sources.iter().enumerate() {
+            match self.facts.get(source.as_str()) {
+                None => self.report(
+                    format!("{path}.sources[{j}]"),
+                    format!("source {source:?} is not a fact id of this instance"),
+                ),
+                Some(r) if r.derived => self.report(
+                    format!("{path}.sources[{j}]"),
+                    format!(
+                        "source {source:?} is a derived fact; a derived fact follows from \
+                         atomic facts only"
+                    ),
+                ),
+                Some(_) => {
+                    if !atomic.insert(source.as_str()) {
+                        self.report(
+                            format!("{path}.sources[{j}]"),
+                            format!("source {source:?} is listed twice"),
+                        );
+                    }
+                }
+            }
+        }
+        if atomic.len() < 2 {
+            self.report(
+                format!("{path}.sources"),
+                format!(
+                    "derived fact {:?} has {} distinct atomic source(s); it must follow from \
+                     at least 2 atomic facts",
+                    fact.id,
+                    atomic.len()
+                ),
+            );
+        }
+    }
+
+    fn check_sessions(&mut self) {
+        let inst = self.inst;
+        let mut previous_date: Option<(&str, (u32, u32, u32))> = None;
+        for (si, session) in inst.sessions.iter().enumerate() {
+            let path = format!(".sessions[{si}]");
+            if session.id.trim().is_empty() {
+                self.report(format!("{path}.id"), "the session id is empty");
+            } else if self.sessions.contains_key(session.id.as_str()) {
+                self.report(
+                    format!("{path}.id"),
+                    format!("session id {:?} is used twice", session.id),
+                );
+            } else {
+                self.sessions.insert(&session.id, si);
+            }
+            match parse_date(&session.date) {
+                None => self.report(
+                    format!("{path}.date"),
+                    format!(
+                        "date {:?} is not a real calendar date written as YYYY-MM-DD",
+                        session.date
+                    ),
+                ),
+                Some(date) => {
+                    if let Some((before, prev)) = previous_date
+                        && date < prev
+                    {
+                        self.report(
+                            format!("{path}.date"),
+                            format!(
+                                "date {} is earlier than the previous session's date {before}; \
+                                 session dates must not decrease",
+                                session.date
+                            ),
+                        );
+                    }
+                    previous_date = Some((&session.date, date));
+                }
+            }
+            self.non_empty(
+                format!("{path}.scenario"),
+                "the scenario",
+                &session.scenario,
+            );
+            if session.turns.is_empty() {
+                self.report(
+                    format!("{path}.turns"),
+                    format!("session {:?} has no turns", session.id),
+                );
+            }
+            for (ti, turn) in session.turns.iter().enumerate() {
+                let tpath = format!("{path}.turns[{ti}]");
+                self.check_turn_text(&tpath, turn);
+                for (mi, id) in turn.mentions.iter().enumerate() {
+                    let mpath = format!("{tpath}.mentions[{mi}]");
+                    match self.facts.get(id.as_str()) {
+                        None => self.report(
+                            mpath,
+                            format!("mentions {id:?}, which is not a fact id of this instance"),
+                        ),
+                        Some(r) if r.derived => self.report(
+                            mpath,
+                            format!(
+                                "mentions derived fact {id:?}; derived facts are never stated in \
+                                 the dialogue, so only atomic facts may be mentioned"
+                            ),
+                        ),
+                        Some(_) => {
+                            self.last_mention.insert(id, ((si, ti), mpath));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_turn_text(&mut self, path: &str, turn: &Turn) {
+        self.non_empty(format!("{path}.user"), "the user text", &turn.user);
+        self.non_empty(
+            format!("{path}.assistant"),
+            "the assistant text",
+            &turn.assistant,
+        );
+    }
+
+    fn index_requests_and_questions(&mut self) {
+        let inst = self.inst;
+        for (i, request) in inst.requests.iter().enumerate() {
+            let path = format!(".requests[{i}].id");
+            if request.id.trim().is_empty() {
+                self.report(path, "the request id is empty");
+            } else if self.requests.contains_key(request.id.as_str()) {
+                self.report(path, format!("request id {:?} is used twice", request.id));
+            } else {
+                self.requests.insert(&request.id, i);
+            }
+        }
+        for (i, question) in inst.questions.iter().enumerate() {
+            let path = format!(".questions[{i}].id");
+            if question.id.trim().is_empty() {
+                self.report(path, "the question id is empty");
+            } else if self.questions.contains_key(question.id.as_str()) {
+                self.report(path, format!("question id {:?} is used twice", question.id));
+            } else {
+                self.questions.insert(&question.id, i);
+            }
+        }
+    }
+
+    fn check_requests(&mut self) {
+        let inst = self.inst;
+        let mut positions: HashMap<(&str, usize), &str> = HashMap::new();
+        for (ri, request) in inst.requests.iter().enumerate() {
+            let path = format!(".requests[{ri}]");
+            let targets = self.check_targets(&path, request);
+            self.check_turn_text(&format!("{path}.turn"), &request.turn);
+            self.check_turn_text(&format!("{path}.filler"), &request.filler);
+            let order = self.check_position(&path, request, &mut positions);
+            if request.filler == request.turn {
+                self.report(
+                    format!("{path}.filler"),
+                    "the filler is identical to the request exchange; the control version must \
+                     replace the request with a different, neutral exchange",
+                );
+            } else if request.filler.user == request.turn.user {
+                self.report(
+                    format!("{path}.filler.user"),
+                    "the filler repeats the request's user text, so the control version would \
+                     still hold the request",
+                );
+            }
+            for target in &targets {
+                let value = target.fact.value.to_lowercase();
+                if value.trim().is_empty() {
+                    continue;
+                }
+                for (field, text) in [
+                    ("turn.assistant", &request.turn.assistant),
+                    ("filler.user", &request.filler.user),
+                    ("filler.assistant", &request.filler.assistant),
+                ] {
+                    if text.to_lowercase().contains(&value) {
+                        let what = if field.starts_with("turn") {
+                            "the confirmation"
+                        } else {
+                            "the filler"
+                        };
+                        self.report(
+                            format!("{path}.{field}"),
+                            format!(
+                                "{what} contains {:?}, the value of target {:?}; it must not \
+                                 restate a target value",
+                                target.fact.value, target.fact.id
+                            ),
+                        );
+                    }
+                }
+                if let Some(order) = order
+                    && !target.derived
+                    && let Some((mention, mpath)) = self.last_mention.get(target.fact.id.as_str())
+                    && *mention >= order
+                {
+                    let mpath = mpath.clone();
+                    self.report(
+                        mpath,
+                        format!(
+                            "mentions {:?}, a target of request {:?}, at or after that request \
+                             ({}); targets may be mentioned only before their request",
+                            target.fact.id,
+                            request.id,
+                            describe_position(request)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Checks the targets against the request type; returns those that resolve.
+    fn check_targets(&mut self, path: &str, request: &ForgetRequest) -> Vec<FactRef<'a>> {
+        let kind = request.kind;
+        let mut resolved = Vec::new();
+        let mut seen = HashSet::new();
+        for (ti, id) in request.targets.iter().enumerate() {
+            let tpath = format!("{path}.targets[{ti}]");
+            if !seen.insert(id.as_str()) {
+                self.report(tpath, format!("target {id:?} is listed twice"));
+                continue;
+            }
+            let Some(r) = self.facts.get(id.as_str()).copied() else {
+                self.report(
+                    tpath,
+                    format!("target {id:?} is not a fact id of this instance"),
+                );
+                continue;
+            };
+            match (kind, r.derived) {
+                (RequestType::F4, false) => self.report(
+                    tpath,
+                    format!(
+                        "target {id:?} is an atomic fact; an F4 (inferential) request targets \
+                         one derived fact"
+                    ),
+                ),
+                (RequestType::F4, true) => resolved.push(r),
+                (_, true) => self.report(
+                    tpath,
+                    format!(
+                        "target {id:?} is a derived fact; only F4 requests target derived facts, \
+                         {kind} targets atomic facts"
+                    ),
+                ),
+                (_, false) => resolved.push(r),
+            }
+        }
+        let n = request.targets.len();
+        let count_problem = match kind {
+            RequestType::F1 if n != 1 => Some("exactly 1 target"),
+            RequestType::F2 if n < 2 => Some("at least 2 targets"),
+            RequestType::F3 if n < 1 => Some("at least 1 target"),
+            RequestType::F4 if n != 1 => Some("exactly 1 target"),
+            RequestType::F5 if n < 1 => Some("at least 1 target"),
+            RequestType::F6 if n != 1 => Some("exactly 1 target"),
+            _ => None,
+        };
+        if let Some(want) = count_problem {
+            self.report(
+                format!("{path}.targets"),
+                format!(
+                    "{kind} ({}) request {:?} has {n} target(s); it needs {want}",
+                    kind.name(),
+                    request.id
+                ),
+            );
+        }
+        if kind == RequestType::F3
+            && let Some(first) = resolved.first()
+        {
+            let category = &first.fact.category;
+            for (ti, id) in request.targets.iter().enumerate() {
+                if let Some(r) = self.facts.get(id.as_str()).copied()
+                    && r.fact.category != *category
+                {
+                    self.report(
+                        format!("{path}.targets[{ti}]"),
+                        format!(
+                            "target {id:?} is in category {:?} but the request's first target \
+                             is in {category:?}; an F3 (semantic) request removes one category",
+                            r.fact.category
+                        ),
+                    );
+                }
+            }
+        }
+        if kind == RequestType::F5 {
+            for (ti, id) in request.targets.iter().enumerate() {
+                if let Some(r) = self.facts.get(id.as_str())
+                    && r.fact.timestamp.is_none()
+                {
+                    self.report(
+                        format!("{path}.targets[{ti}]"),
+                        format!(
+                            "target {id:?} has no timestamp; an F5 (temporal) request removes \
+                             what belongs to a time period, so every target needs one"
+                        ),
+                    );
+                }
+            }
+        }
+        resolved
+    }
+
+    /// Checks the position; returns its dialogue order when it resolves.
+    fn check_position(
+        &mut self,
+        path: &str,
+        request: &'a ForgetRequest,
+        positions: &mut HashMap<(&'a str, usize), &'a str>,
+    ) -> Option<Order> {
+        let position = &request.position;
+        let Some(&si) = self.sessions.get(position.session.as_str()) else {
+            self.report(
+                format!("{path}.position.session"),
+                format!(
+                    "session {:?} is not a session id of this instance",
+                    position.session
+                ),
+            );
+            return None;
+        };
+        let session = &self.inst.sessions[si];
+        let Some(turn) = session.turns.get(position.turn) else {
+            self.report(
+                format!("{path}.position.turn"),
+                format!(
+                    "turn {} is out of range: session {:?} has {} turns (indices from 0)",
+                    position.turn,
+                    session.id,
+                    session.turns.len()
+                ),
+            );
+            return None;
+        };
+        if let Some(other) = positions.insert((&position.session, position.turn), &request.id) {
+            self.report(
+                format!("{path}.position"),
+                format!(
+                    "request {other:?} already stands at {}; each request needs its own turn",
+                    describe_position(request)
+                ),
+            );
+        }
+        for (field, stored, in_session) in [
+            ("user", &request.turn.user, &turn.user),
+            ("assistant", &request.turn.assistant, &turn.assistant),
+        ] {
+            if stored != in_session {
+                self.report(
+                    format!("{path}.turn.{field}"),
+                    format!(
+                        "differs from the {field} text of the session turn at its position \
+                         ({}); request.turn must be an exact copy of that exchange",
+                        describe_position(request)
+                    ),
+                );
+            }
+        }
+        Some((si, position.turn))
+    }
+
+    /// An F4 target's value must appear in no dialogue text of either version: the
+    /// session turns (forget version) and the fillers (control version).
+    fn check_f4_values(&mut self) {
+        let inst = self.inst;
+        let values: Vec<(String, &'a Fact, &'a str)> = inst
+            .requests
+            .iter()
+            .filter(|r| r.kind == RequestType::F4)
+            .flat_map(|r| r.targets.iter().map(move |t| (r, t)))
+            .filter_map(|(r, t)| {
+                let f = self.facts.get(t.as_str())?;
+                let value = f.fact.value.to_lowercase();
+                (f.derived && !value.trim().is_empty()).then_some((value, f.fact, r.id.as_str()))
+            })
+            .collect();
+        if values.is_empty() {
+            return;
+        }
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for (si, session) in inst.sessions.iter().enumerate() {
+            for (ti, turn) in session.turns.iter().enumerate() {
+                let path = format!(".sessions[{si}].turns[{ti}]");
+                texts.push((format!("{path}.user"), turn.user.to_lowercase()));
+                texts.push((format!("{path}.assistant"), turn.assistant.to_lowercase()));
+            }
+        }
+        for (ri, request) in inst.requests.iter().enumerate() {
+            let path = format!(".requests[{ri}].filler");
+            texts.push((format!("{path}.user"), request.filler.user.to_lowercase()));
+            texts.push((
+                format!("{path}.assistant"),
+                request.filler.assistant.to_lowercase(),
+            ));
+        }
+        for (value, fact, request) in &values {
+            for (path, text) in &texts {
+                if text.contains(value.as_str()) {
+                    self.report(
+                        path.clone(),
+                        format!(
+                            "contains {:?}, the value of derived fact {:?} targeted by F4 \
+                             request {request:?}; an inferential target must never be stated \
+                             in the dialogue",
+                            fact.value, fact.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_questions(&mut self) {
+        let inst = self.inst;
+        let mut targeted: HashSet<&str> = HashSet::new();
+        let mut f4_sources: HashSet<&str> = HashSet::new();
+        for request in &inst.requests {
+            targeted.extend(request.targets.iter().map(String::as_str));
+            if request.kind == RequestType::F4 {
+                for t in &request.targets {
+                    if let Some(r) = self.facts.get(t.as_str()) {
+                        f4_sources.extend(r.fact.sources.iter().map(String::as_str));
+                    }
+                }
+            }
+        }
+        for (qi, question) in inst.questions.iter().enumerate() {
+            let path = format!(".questions[{qi}]");
+            self.check_question(&path, question, &targeted, &f4_sources);
+        }
+    }
+
+    fn check_question(
+        &mut self,
+        path: &str,
+        q: &'a Question,
+        targeted: &HashSet<&str>,
+        f4_sources: &HashSet<&str>,
+    ) {
+        let inst = self.inst;
+        let suite = q.suite;
+        self.non_empty(format!("{path}.text"), "the question text", &q.text);
+
+        // References.
+        let fact = self.facts.get(q.fact.as_str()).copied();
+        if fact.is_none() {
+            self.report(
+                format!("{path}.fact"),
+                format!("fact {:?} is not a fact id of this instance", q.fact),
+            );
+        }
+        let request: Option<&ForgetRequest> = match &q.request {
+            None => None,
+            Some(id) => match self.requests.get(id.as_str()) {
+                Some(&i) => Some(&inst.requests[i]),
+                None => {
+                    self.report(
+                        format!("{path}.request"),
+                        format!("request {id:?} is not a request id of this instance"),
+                    );
+                    None
+                }
+            },
+        };
+        let conditioned: Option<&Question> = match &q.conditioned_on {
+            None => None,
+            Some(id) => match self.questions.get(id.as_str()) {
+                Some(&i) => Some(&inst.questions[i]),
+                None => {
+                    self.report(
+                        format!("{path}.conditioned_on"),
+                        format!("question {id:?} is not a question id of this instance"),
+                    );
+                    None
+                }
+            },
+        };
+        let f6 = request.is_some_and(|r| r.kind == RequestType::F6);
+        let this = a_question(suite, f6);
+
+        // Fields that belong to one suite.
+        if (q.attack.is_some()) != (suite == Suite::Attack) {
+            let reason = if suite == Suite::Attack {
+                "an attack question needs its attack frame in `attack`".to_string()
+            } else {
+                format!("`attack` is set on {this}; only attack questions have one")
+            };
+            self.report(format!("{path}.attack"), reason);
+        }
+        if (q.request.is_none()) != (suite == Suite::Preservation) {
+            let reason = if suite == Suite::Preservation {
+                "a preservation question belongs to the instance, not a request; set `request` \
+                 to null"
+                    .to_string()
+            } else {
+                format!("{this} needs the id of the request it probes in `request`")
+            };
+            self.report(format!("{path}.request"), reason);
+        }
+        match (&q.relearn, suite == Suite::Relearning) {
+            (None, true) => self.report(
+                format!("{path}.relearn"),
+                "a relearning question needs the dialogue that states the new value in `relearn`",
+            ),
+            (Some(turns), true) if turns.is_empty() => self.report(
+                format!("{path}.relearn"),
+                "the relearning dialogue is empty; it must state the new value",
+            ),
+            (Some(_), false) => self.report(
+                format!("{path}.relearn"),
+                format!("`relearn` is set on {this}; only relearning questions have one"),
+            ),
+            _ => {}
+        }
+        let wants_control = matches!(suite, Suite::Preservation | Suite::Attack);
+        match (&q.control_gold, wants_control) {
+            (None, true) => self.report(
+                format!("{path}.control_gold"),
+                format!(
+                    "{this} is also asked on the control version and needs \
+                     `control_gold`"
+                ),
+            ),
+            (Some(g), true) if g.trim().is_empty() => {
+                self.report(format!("{path}.control_gold"), "control_gold is empty")
+            }
+            (Some(_), false) => self.report(
+                format!("{path}.control_gold"),
+                format!(
+                    "`control_gold` is set on {this}; only preservation and attack \
+                     questions are asked on the control version"
+                ),
+            ),
+            _ => {}
+        }
+
+        // Conditioning.
+        match suite {
+            Suite::Preservation | Suite::Attack => {
+                if q.conditioned_on.as_deref() != Some(q.id.as_str()) {
+                    self.report(
+                        format!("{path}.conditioned_on"),
+                        format!(
+                            "{this} is conditioned on its own control-version answer; \
+                             set conditioned_on to {:?}",
+                            q.id
+                        ),
+                    );
+                }
+            }
+            Suite::Efficacy if !f6 => match conditioned {
+                None if q.conditioned_on.is_none() => self.report(
+                    format!("{path}.conditioned_on"),
+                    "an efficacy question must be conditioned_on the retention question of the \
+                     same request and fact",
+                ),
+                None => {}
+                Some(c)
+                    if c.suite != Suite::Retention
+                        || c.request != q.request
+                        || c.fact != q.fact =>
+                {
+                    self.report(
+                        format!("{path}.conditioned_on"),
+                        format!(
+                            "question {:?} is a {} question of request {:?} about {:?}; an \
+                             efficacy question must be conditioned on the retention question \
+                             of the same request and fact",
+                            c.id,
+                            c.suite,
+                            c.request.as_deref().unwrap_or("null"),
+                            c.fact
+                        ),
+                    );
+                }
+                Some(_) => {}
+            },
+            Suite::Retention | Suite::Relearning | Suite::Efficacy => {
+                if q.conditioned_on.is_some() {
+                    let what = if suite == Suite::Efficacy {
+                        "an F6 efficacy question asks for the new value and".to_string()
+                    } else {
+                        this.clone()
+                    };
+                    self.report(
+                        format!("{path}.conditioned_on"),
+                        format!("{what} has no control probe; set conditioned_on to null"),
+                    );
+                }
+            }
+        }
+
+        // The fact belongs to the request.
+        if let (Some(r), Some(_)) = (request, fact)
+            && !matches!(suite, Suite::Relearning | Suite::Preservation)
+            && !r.targets.contains(&q.fact)
+        {
+            self.report(
+                format!("{path}.fact"),
+                format!(
+                    "fact {:?} is not a target of request {:?}; {this} probes one of \
+                     its request's targets",
+                    q.fact, r.id
+                ),
+            );
+        }
+        if suite == Suite::Preservation {
+            if targeted.contains(q.fact.as_str()) {
+                self.report(
+                    format!("{path}.fact"),
+                    format!(
+                        "fact {:?} is targeted by a request; preservation questions ask about \
+                         facts no request targets",
+                        q.fact
+                    ),
+                );
+            }
+            if f4_sources.contains(q.fact.as_str()) {
+                self.report(
+                    format!("{path}.fact"),
+                    format!(
+                        "fact {:?} is a source of an F4 target; those facts are excluded from \
+                         preservation (their fate is not part of the F4 semantics)",
+                        q.fact
+                    ),
+                );
+            }
+        }
+
+        self.check_gold(path, q, fact.map(|f| f.fact), f6);
+    }
+
+    fn check_gold(&mut self, path: &str, q: &Question, fact: Option<&Fact>, f6: bool) {
+        let suite = q.suite;
+        if q.gold.trim().is_empty() {
+            self.report(format!("{path}.gold"), "the gold answer is empty");
+            return;
+        }
+        for (i, a) in q.accepted.iter().enumerate() {
+            if a.trim().is_empty() {
+                self.report(
+                    format!("{path}.accepted[{i}]"),
+                    "an accepted spelling is empty",
+                );
+            }
+        }
+        for (i, l) in q.leak.iter().enumerate() {
+            if l.trim().is_empty() {
+                self.report(format!("{path}.leak[{i}]"), "a leak value is empty");
+            }
+        }
+        // Which marker, if any, the suite requires. F6 efficacy asks for the new value.
+        let marker = match suite {
+            Suite::Efficacy if !f6 => Some(FORGOTTEN),
+            Suite::Attack => Some(NO_LEAK),
+            _ => None,
+        };
+        match marker {
+            Some(m) if q.gold != m => self.report(
+                format!("{path}.gold"),
+                format!(
+                    "the gold of {} must be the marker {m}",
+                    a_question(suite, f6)
+                ),
+            ),
+            None if q.gold_is_marker() => self.report(
+                format!("{path}.gold"),
+                format!(
+                    "the marker {} is not allowed on {}; {FORGOTTEN} belongs to efficacy \
+                     questions of F1–F5 requests and {NO_LEAK} to attack questions",
+                    q.gold,
+                    a_question(suite, f6)
+                ),
+            ),
+            _ => {}
+        }
+        if q.gold_is_marker() {
+            if q.leak.is_empty() {
+                self.report(
+                    format!("{path}.leak"),
+                    "a question with a marker gold needs the values that must not appear in \
+                     `leak`",
+                );
+            } else if let Some(f) = fact
+                && !contains_ci(&q.leak, &f.value)
+            {
+                self.report(
+                    format!("{path}.leak"),
+                    format!(
+                        "leak does not list {:?}, the value of fact {:?}",
+                        f.value, f.id
+                    ),
+                );
+            }
+            if !q.accepted.is_empty() {
+                self.report(
+                    format!("{path}.accepted"),
+                    "accepted spellings belong to value golds, not to a marker; list them in \
+                     `leak` instead",
+                );
+            }
+        }
+        let Some(fact) = fact else { return };
+        match suite {
+            Suite::Retention | Suite::Preservation
+                if !eq_ci(&q.gold, &fact.value) && !contains_ci(&q.accepted, &fact.value) =>
+            {
+                self.report(
+                    format!("{path}.gold"),
+                    format!(
+                        "gold {:?} is not the value {:?} of fact {:?} (nor is that value among \
+                         `accepted`)",
+                        q.gold, fact.value, fact.id
+                    ),
+                );
+            }
+            Suite::Efficacy if f6 && eq_ci(&q.gold, &fact.value) => self.report(
+                format!("{path}.gold"),
+                format!(
+                    "an F6 efficacy question's gold must be the new value, but {:?} is the old \
+                     value of fact {:?}",
+                    q.gold, fact.id
+                ),
+            ),
+            Suite::Relearning => {
+                if eq_ci(&q.gold, &fact.value) {
+                    self.report(
+                        format!("{path}.gold"),
+                        format!(
+                            "gold {:?} is the value of fact {:?}; relearning asks for a new \
+                             value of the same kind",
+                            q.gold, fact.id
+                        ),
+                    );
+                }
+                if let Some(turns) = &q.relearn
+                    && !turns.is_empty()
+                {
+                    let gold = q.gold.to_lowercase();
+                    let stated = turns.iter().any(|t| {
+                        t.user.to_lowercase().contains(&gold)
+                            || t.assistant.to_lowercase().contains(&gold)
+                    });
+                    if !stated {
+                        self.report(
+                            format!("{path}.gold"),
+                            format!(
+                                "gold {:?} does not appear in the relearn dialogue; the new \
+                                 value must be stated there",
+                                q.gold
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(turns) = &q.relearn {
+            for (i, turn) in turns.iter().enumerate() {
+                self.check_turn_text(&format!("{path}.relearn[{i}]"), turn);
+            }
+        }
+        if let Some(control) = &q.control_gold
+            && !control.trim().is_empty()
+        {
+            let ok = eq_ci(control, &fact.value)
+                || contains_ci(&q.accepted, &fact.value) && eq_ci(control, &q.gold)
+                || suite == Suite::Attack && contains_ci(&q.leak, control);
+            if !ok {
+                self.report(
+                    format!("{path}.control_gold"),
+                    format!(
+                        "control_gold {control:?} is not the value {:?} of fact {:?}",
+                        fact.value, fact.id
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// "an efficacy question", "a retention question", "an F6 efficacy question", …
+fn a_question(suite: Suite, f6: bool) -> String {
+    match suite {
+        Suite::Efficacy if f6 => "an F6 efficacy question".into(),
+        Suite::Efficacy | Suite::Attack => format!("an {suite} question"),
+        _ => format!("a {suite} question"),
+    }
+}
+
+fn describe_position(request: &ForgetRequest) -> String {
+    format!(
+        "session {:?}, turn {}",
+        request.position.session, request.position.turn
+    )
+}
+
+fn eq_ci(a: &str, b: &str) -> bool {
+    a.trim().to_lowercase() == b.trim().to_lowercase()
+}
+
+fn contains_ci(list: &[String], value: &str) -> bool {
+    list.iter().any(|x| eq_ci(x, value))
+}
+
+/// `YYYY-MM-DD` as (year, month, day) when it is a real calendar date.
+pub(crate) fn parse_date(text: &str) -> Option<(u32, u32, u32)> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (year, month) = parse_month(&text[..7])?;
+    let day = digits(&text[8..10])?;
+    (day >= 1 && day <= days_in_month(year, month)).then_some((year, month, day))
+}
+
+/// `YYYY-MM` as (year, month) with a month from 1 to 12.
+fn parse_month(text: &str) -> Option<(u32, u32)> {
+    let b = text.as_bytes();
+    if b.len() != 7 || b[4] != b'-' {
+        return None;
+    }
+    let year = digits(&text[..4])?;
+    let month = digits(&text[5..7])?;
+    (1..=12).contains(&month).then_some((year, month))
+}
+
+/// A fact timestamp: `YYYY-MM` or `YYYY-MM-DD`, a real date.
+fn is_timestamp(text: &str) -> bool {
+    parse_month(text).is_some() || parse_date(text).is_some()
+}
+
+fn digits(text: &str) -> Option<u32> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        _ => 28,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_dates() {
+        assert_eq!(parse_date("2024-02-29"), Some((2024, 2, 29)));
+        assert_eq!(parse_date("2023-02-29"), None);
+        assert_eq!(parse_date("1900-02-29"), None);
+        assert_eq!(parse_date("2000-02-29"), Some((2000, 2, 29)));
+        assert_eq!(parse_date("2024-04-31"), None);
+        assert_eq!(parse_date("2024-13-01"), None);
+        assert_eq!(parse_date("2024-00-10"), None);
+        assert_eq!(parse_date("2024-1-10"), None);
+        assert_eq!(parse_date("2024/01/10"), None);
+        assert_eq!(parse_date("2024-01-1x"), None);
+        assert_eq!(parse_date("+024-01-10"), None);
+        assert_eq!(parse_date("２０２４-01-10"), None);
+        // Multi-byte characters where digits belong: no panic on slicing.
+        assert_eq!(parse_date("2é4-01-10"), None);
+        assert_eq!(parse_date("2024-0é-1"), None);
+        assert!(!is_timestamp("2é4-01"));
+    }
+
+    #[test]
+    fn timestamps_take_a_month_or_a_day() {
+        assert!(is_timestamp("2024-06"));
+        assert!(is_timestamp("2024-06-30"));
+        assert!(!is_timestamp("2024-06-31"));
+        assert!(!is_timestamp("2024"));
+        assert!(!is_timestamp("June 2024"));
+        assert!(!is_timestamp("2024-6"));
+    }
+
+    #[test]
+    fn summary_reads_well() {
+        let mut checked = Checked {
+            files: 2,
+            instances: 2,
+            requests: 5,
+            questions: 40,
+            problems: Problems::default(),
+        };
+        assert_eq!(
+            checked.summary(),
+            "ok: 2 instances, 5 requests, 40 questions"
+        );
+        for file in ["a.json", "a.json", "b.json"] {
+            checked.problems.0.push(Problem {
+                file: file.into(),
+                json_path: ".id".into(),
+                reason: "x".into(),
+            });
+        }
+        assert_eq!(checked.summary(), "3 problems in 2 instances");
+        checked.problems.0.truncate(1);
+        assert_eq!(checked.summary(), "1 problem in 1 instance");
+    }
 }
