@@ -1,0 +1,889 @@
+//! Stage 1, profile synthesis: a persona with six seed attributes, 56–64 atomic facts
+//! over twelve categories drawn from the fact templates, consistent timestamps, and
+//! one to three derived facts whose values follow from their sources by a rule.
+
+use super::data::{
+    DerivedTemplate, FactTemplate, Family, Occupation, Requirement, Rule, TimeKind, Unit, data,
+};
+use super::rng::Rng;
+use super::text::{Date, Month, fill, number_word, word_number};
+use crate::dataset::{Fact, Profile};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The synthetic user behind an instance.
+pub struct Persona {
+    /// Given name.
+    pub first: String,
+    /// Family name.
+    pub last: String,
+    /// Age on the first session's date.
+    pub age: u32,
+    /// Date of birth.
+    pub birth: Date,
+    /// Home city.
+    pub city: String,
+    /// Occupation.
+    pub occupation: &'static Occupation,
+    /// Family structure.
+    pub family: &'static Family,
+    /// Lifestyle description.
+    pub lifestyle: String,
+    /// Highest education.
+    pub education: String,
+    /// The sport the user trains in.
+    pub sport: String,
+    /// "husband", "wife" or "partner".
+    pub partner_word: String,
+    /// "son" or "daughter".
+    pub child_word: String,
+    /// "brother" or "sister".
+    pub sibling_word: String,
+    /// "dog" or "cat", when the user has a pet.
+    pub pet_word: Option<String>,
+}
+
+impl Persona {
+    /// A persona variable usable in templates (`{city}`, `{sport}`, …).
+    pub fn var(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "city" => self.city.clone(),
+            "sport" => self.sport.clone(),
+            "occupation" => self.occupation.title.clone(),
+            "partner_word" => self.partner_word.clone(),
+            "child_word" => self.child_word.clone(),
+            "sibling_word" => self.sibling_word.clone(),
+            "pet_word" => self.pet_word.clone().unwrap_or_else(|| "pet".to_string()),
+            _ => return None,
+        })
+    }
+
+    /// A word list that depends on the persona (employers and fields of the
+    /// occupation), falling back to the shared vocabulary.
+    fn list(&self, name: &str) -> Option<&'static [String]> {
+        match name {
+            "employers" => Some(&self.occupation.employers),
+            "fields" => Some(&self.occupation.fields),
+            _ => data().vocab.get(name).map(Vec::as_slice),
+        }
+    }
+
+    fn has(&self, requirement: Option<Requirement>) -> bool {
+        match requirement {
+            None => true,
+            Some(Requirement::Partner) => self.family.partner,
+            Some(Requirement::Married) => self.family.married,
+            Some(Requirement::Children) => self.family.children > 0,
+            Some(Requirement::Pet) => self.pet_word.is_some(),
+        }
+    }
+
+    /// Strings the persona puts into texts; no fact value may overlap them.
+    fn reserved(&self) -> Vec<String> {
+        vec![
+            self.first.clone(),
+            self.last.clone(),
+            self.city.clone(),
+            self.sport.clone(),
+            self.occupation.title.clone(),
+        ]
+    }
+}
+
+/// An atomic fact with what the generator needs to talk about it.
+pub struct AtomicFact {
+    /// Fact id, `f01` …
+    pub id: String,
+    /// Index of the category in the data.
+    pub category: usize,
+    /// The template it was made from.
+    pub template: &'static FactTemplate,
+    /// The value.
+    pub value: String,
+    /// The month it happened in (timestamped facts only).
+    pub month: Option<Month>,
+    /// `YYYY-MM` or `YYYY-MM-DD`.
+    pub timestamp: Option<String>,
+    /// How texts place the event in time: "in March 2023", "on March 4, 2023".
+    pub when: Option<String>,
+}
+
+/// A derived fact.
+pub struct DerivedFact {
+    /// Fact id, `d1` …
+    pub id: String,
+    /// The rule it was made from.
+    pub template: &'static DerivedTemplate,
+    /// The value, e.g. "six years".
+    pub value: String,
+    /// The number inside the value.
+    pub number: u32,
+    /// Indices of the source facts in [`GenProfile::facts`].
+    pub sources: Vec<usize>,
+}
+
+/// Either kind of fact, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FactRef {
+    /// Index into [`GenProfile::facts`].
+    Atomic(usize),
+    /// Index into [`GenProfile::derived`].
+    Derived(usize),
+}
+
+/// A synthesised profile.
+pub struct GenProfile {
+    /// The persona.
+    pub persona: Persona,
+    /// Date of the first session: the reference date of all derived values.
+    pub start: Date,
+    /// Atomic facts, in id order.
+    pub facts: Vec<AtomicFact>,
+    /// Derived facts, in id order.
+    pub derived: Vec<DerivedFact>,
+}
+
+/// Whether two values overlap (one contains the other, ignoring case).
+pub fn clashes(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    a.contains(&b) || b.contains(&a)
+}
+
+const EVENT_RANGE: [u32; 2] = [1, 30];
+
+impl GenProfile {
+    /// Synthesises a profile for a dialogue starting on `start`, with at least
+    /// `min_derived` derived facts (one per inferential request).
+    pub fn synthesize(rng: &mut Rng, start: Date, min_derived: usize) -> GenProfile {
+        let persona = make_persona(rng, start);
+        let selected = select_templates(rng, &persona);
+        let mut profile = GenProfile {
+            persona,
+            start,
+            facts: Vec::new(),
+            derived: Vec::new(),
+        };
+        profile.place_in_time(rng, selected);
+        profile.assign_values(rng);
+        profile.derive(rng, min_derived);
+        profile
+    }
+
+    /// Fills a template with a value, the fact's time and the persona's variables.
+    pub fn render(&self, template: &str, value: &str, when: Option<&str>) -> String {
+        fill(template, &|key| match key {
+            "value" => Some(value.to_string()),
+            "when" => when.map(str::to_string),
+            _ => self.persona.var(key),
+        })
+    }
+
+    /// The fact's id.
+    pub fn id(&self, fact: FactRef) -> &str {
+        match fact {
+            FactRef::Atomic(i) => &self.facts[i].id,
+            FactRef::Derived(i) => &self.derived[i].id,
+        }
+    }
+
+    /// The fact's value.
+    pub fn value(&self, fact: FactRef) -> &str {
+        match fact {
+            FactRef::Atomic(i) => &self.facts[i].value,
+            FactRef::Derived(i) => &self.derived[i].value,
+        }
+    }
+
+    fn when(&self, fact: FactRef) -> Option<&str> {
+        match fact {
+            FactRef::Atomic(i) => self.facts[i].when.as_deref(),
+            FactRef::Derived(_) => None,
+        }
+    }
+
+    /// The retention question about the fact.
+    pub fn question(&self, fact: FactRef) -> String {
+        let template = match fact {
+            FactRef::Atomic(i) => &self.facts[i].template.question,
+            FactRef::Derived(i) => &self.derived[i].template.question,
+        };
+        self.render(template, self.value(fact), self.when(fact))
+    }
+
+    /// The fact as a clause with the given value ("my home address is …").
+    pub fn claim(&self, fact: FactRef, value: &str) -> String {
+        let template = match fact {
+            FactRef::Atomic(i) => &self.facts[i].template.claim,
+            FactRef::Derived(i) => &self.derived[i].template.claim,
+        };
+        self.render(template, value, self.when(fact))
+    }
+
+    /// How a request refers to the fact ("my home address").
+    pub fn about(&self, fact: FactRef) -> String {
+        match fact {
+            FactRef::Atomic(i) => {
+                let t = self.facts[i].template;
+                let template = t
+                    .about
+                    .clone()
+                    .unwrap_or_else(|| format!("my {}", t.predicate));
+                self.render(&template, &self.facts[i].value, self.when(fact))
+            }
+            FactRef::Derived(i) => self.render(&self.derived[i].template.about, "", None),
+        }
+    }
+
+    /// The topic of the fact's category ("my health").
+    pub fn topic(&self, fact: FactRef) -> String {
+        let data = data();
+        let category = match fact {
+            FactRef::Atomic(i) => &data.facts.categories[self.facts[i].category],
+            FactRef::Derived(i) => data
+                .facts
+                .categories
+                .iter()
+                .find(|c| c.name == self.derived[i].template.category)
+                .unwrap_or(&data.facts.categories[0]),
+        };
+        category.topic.clone()
+    }
+
+    /// One disclosing sentence for an atomic fact with the given value.
+    pub fn say(&self, fact: usize, value: &str, rng: &mut Rng) -> String {
+        let f = &self.facts[fact];
+        let template: &String = rng.pick(&f.template.say);
+        self.render(template, value, f.when.as_deref())
+    }
+
+    /// A sentence stating `value` for the fact, for relearning dialogues.
+    pub fn restate(&self, fact: FactRef, value: &str, rng: &mut Rng) -> String {
+        match fact {
+            FactRef::Atomic(i) => self.say(i, value, rng),
+            FactRef::Derived(i) => {
+                let template: &String = rng.pick(&self.derived[i].template.relearn);
+                self.render(template, value, None)
+            }
+        }
+    }
+
+    /// A different value of the same kind as the fact's, overlapping no value of
+    /// the profile.
+    pub fn new_value(&self, fact: FactRef, rng: &mut Rng) -> String {
+        let old = self.value(fact).to_string();
+        let taken: Vec<&str> = self
+            .facts
+            .iter()
+            .map(|f| f.value.as_str())
+            .chain(self.derived.iter().map(|d| d.value.as_str()))
+            .collect();
+        let fresh = |v: &str| !taken.iter().any(|t| clashes(t, v));
+        match fact {
+            FactRef::Derived(i) => {
+                let d = &self.derived[i];
+                for _ in 0..20 {
+                    let n = match d.template.unit {
+                        Unit::Age => rng.range(19, 29) as u32,
+                        _ => rng.range(2, 16) as u32,
+                    };
+                    let v = derived_value(d.template.unit, n);
+                    if n != d.number && fresh(&v) {
+                        return v;
+                    }
+                }
+                derived_value(d.template.unit, d.number + 1)
+            }
+            FactRef::Atomic(i) => {
+                let f = &self.facts[i];
+                if f.template.time == TimeKind::Date || f.template.value == "{birthdate}" {
+                    let base = Month {
+                        year: self.start.year,
+                        month: self.start.month,
+                    };
+                    for _ in 0..40 {
+                        let m = base.back(rng.range(1, 120) as u32);
+                        let v = if f.template.value == "{birthdate}" {
+                            Date {
+                                year: m.year - 30,
+                                month: m.month,
+                                day: rng.range(1, 28) as u32,
+                            }
+                            .long()
+                        } else {
+                            m.long()
+                        };
+                        if fresh(&v) {
+                            return v;
+                        }
+                    }
+                    return base.back(121).long();
+                }
+                for _ in 0..30 {
+                    let v = self.generate(&f.template.value, rng, None);
+                    if fresh(&v) {
+                        return v;
+                    }
+                }
+                // Deterministic fallback: walk the first list slot's options.
+                for option in 0..64 {
+                    let v = self.generate(&f.template.value, rng, Some(option));
+                    if !clashes(&v, &old) {
+                        return v;
+                    }
+                }
+                format!("{old}, renewed")
+            }
+        }
+    }
+
+    /// Builds a value from a pattern; `force` fixes the option of the first list slot.
+    fn generate(&self, pattern: &str, rng: &mut Rng, force: Option<usize>) -> String {
+        let mut first_list = true;
+        let mut slot = |key: &str| -> Option<String> {
+            if let Some(range) = key.strip_prefix("n:") {
+                let (lo, hi) = range.split_once('-')?;
+                let (lo, hi) = (lo.parse().ok()?, hi.parse().ok()?);
+                return Some(rng.range(lo, hi).to_string());
+            }
+            let list = self.persona.list(key)?;
+            if list.is_empty() {
+                return None;
+            }
+            let index = match force {
+                Some(f) if first_list => f % list.len(),
+                _ => rng.below(list.len()),
+            };
+            first_list = false;
+            Some(list[index].clone())
+        };
+        let cell = std::cell::RefCell::new(&mut slot);
+        fill(pattern, &|key| (cell.borrow_mut())(key))
+    }
+
+    fn place_in_time(&mut self, rng: &mut Rng, selected: Vec<(usize, &'static FactTemplate)>) {
+        let start = Month {
+            year: self.start.year,
+            month: self.start.month,
+        };
+        let birth = self.persona.birth;
+        let age = self.persona.age;
+        let mut used: BTreeSet<Month> = BTreeSet::new();
+        let mut months: Vec<Option<Month>> = vec![None; selected.len()];
+        let mut day: Vec<Option<u32>> = vec![None; selected.len()];
+        // Graduation first: the job start depends on it.
+        let grad = selected
+            .iter()
+            .position(|(_, t)| t.key == "graduation" && t.time == TimeKind::Date);
+        let mut grad_month = None;
+        if let Some(g) = grad {
+            let grad_age = rng.range(21, 25).min(age.saturating_sub(2).max(1) as usize) as i32;
+            let mut m = Month {
+                year: birth.year + grad_age,
+                month: *rng.pick(&[5u32, 6, 12]),
+            };
+            while m >= start.back(12) {
+                m = m.back(12);
+            }
+            while used.contains(&m) || m.month == birth.month {
+                m = m.back(1);
+            }
+            used.insert(m);
+            months[g] = Some(m);
+            grad_month = Some(m);
+        }
+        for (i, (_, t)) in selected.iter().enumerate() {
+            if t.time != TimeKind::Date || Some(i) == grad {
+                continue;
+            }
+            let [mut lo, mut hi] = t.months_back.unwrap_or([12, 120]);
+            match t.key.as_str() {
+                "move_in" => hi = hi.min(age.saturating_sub(18) * 12).max(lo),
+                "wedding" => hi = hi.min(age.saturating_sub(21) * 12).max(lo),
+                "job_start" => {
+                    if let Some(g) = grad_month {
+                        let since = start.since(g).max(2) as u32;
+                        hi = hi.min(since - 1);
+                        lo = lo.min(hi);
+                    }
+                }
+                _ => {}
+            }
+            let m = free_month(rng, start, lo, hi, &used);
+            used.insert(m);
+            months[i] = Some(m);
+        }
+        // Events share a small pool of months so that a month can hold 1–3 facts.
+        let events: Vec<usize> = (0..selected.len())
+            .filter(|&i| selected[i].1.time == TimeKind::Event)
+            .collect();
+        let candidates: Vec<Month> = (EVENT_RANGE[0]..=EVENT_RANGE[1])
+            .map(|k| start.back(k))
+            .filter(|m| !used.contains(m))
+            .collect();
+        let pool_size = ((events.len() * 2).div_ceil(3)).max(2);
+        let mut pool = rng.sample(&candidates, pool_size);
+        let mut per_month: BTreeMap<Month, usize> = BTreeMap::new();
+        for &i in &events {
+            let open: Vec<Month> = pool
+                .iter()
+                .copied()
+                .filter(|m| per_month.get(m).copied().unwrap_or(0) < 3)
+                .collect();
+            let m = if open.is_empty() {
+                let spare: Vec<Month> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|m| !pool.contains(m))
+                    .collect();
+                let m = if spare.is_empty() {
+                    start.back(EVENT_RANGE[1] + 1 + pool.len() as u32)
+                } else {
+                    *rng.pick(&spare)
+                };
+                pool.push(m);
+                m
+            } else {
+                *rng.pick(&open)
+            };
+            *per_month.entry(m).or_insert(0) += 1;
+            months[i] = Some(m);
+            if rng.chance(1, 2) {
+                day[i] = Some(rng.range(1, 28) as u32);
+            }
+        }
+        for (i, (category, template)) in selected.into_iter().enumerate() {
+            let (timestamp, when) = match (months[i], day[i]) {
+                (Some(m), Some(d)) => {
+                    let date = Date {
+                        year: m.year,
+                        month: m.month,
+                        day: d,
+                    };
+                    (Some(date.iso()), Some(format!("on {}", date.long())))
+                }
+                (Some(m), None) => (Some(m.iso()), Some(format!("in {}", m.long()))),
+                (None, _) => (None, None),
+            };
+            self.facts.push(AtomicFact {
+                id: String::new(),
+                category,
+                template,
+                value: String::new(),
+                month: months[i],
+                timestamp,
+                when: if template.time == TimeKind::Event {
+                    when
+                } else {
+                    None
+                },
+            });
+        }
+    }
+
+    fn assign_values(&mut self, rng: &mut Rng) {
+        let reserved = self.persona.reserved();
+        let mut taken: Vec<String> = Vec::new();
+        let mut keep = Vec::with_capacity(self.facts.len());
+        for i in 0..self.facts.len() {
+            let t = self.facts[i].template;
+            let value = if t.time == TimeKind::Date {
+                self.facts[i].month.map(Month::long)
+            } else if t.value == "{birthdate}" {
+                Some(self.persona.birth.long())
+            } else {
+                (0..20)
+                    .map(|_| self.generate(&t.value, rng, None))
+                    .find(|v| !taken.iter().chain(&reserved).any(|t| clashes(t, v)))
+            };
+            match value {
+                Some(v) => {
+                    taken.push(v.clone());
+                    self.facts[i].value = v;
+                    keep.push(true);
+                }
+                None => keep.push(false),
+            }
+        }
+        let mut flags = keep.into_iter();
+        self.facts.retain(|_| flags.next().unwrap_or(false));
+        // Id order: category, then the template's place in the data.
+        self.facts.sort_by_key(|f| {
+            let cat = &data().facts.categories[f.category];
+            let pos = cat
+                .templates
+                .iter()
+                .position(|t| std::ptr::eq(t, f.template))
+                .unwrap_or(0);
+            (f.category, pos)
+        });
+        for (i, f) in self.facts.iter_mut().enumerate() {
+            f.id = format!("f{:02}", i + 1);
+        }
+    }
+
+    fn derive(&mut self, rng: &mut Rng, min_derived: usize) {
+        let rules: Vec<&'static DerivedTemplate> = data()
+            .facts
+            .derived
+            .iter()
+            .filter(|d| d.sources.iter().all(|k| self.find(k).is_some()))
+            .collect();
+        let wanted = (rng.weighted(&[55, 40, 5]) + 1).max(min_derived);
+        let mut chosen = rng.sample(&rules, wanted);
+        chosen.sort_by_key(|d| rules.iter().position(|r| std::ptr::eq(*r, *d)));
+        for template in chosen {
+            let sources: Vec<usize> = template
+                .sources
+                .iter()
+                .filter_map(|k| self.find(k))
+                .collect();
+            let Some(number) = self.apply(template.rule, &sources) else {
+                continue;
+            };
+            let value = derived_value(template.unit, number);
+            if self.facts.iter().any(|f| clashes(&f.value, &value)) {
+                continue;
+            }
+            self.derived.push(DerivedFact {
+                id: format!("d{}", self.derived.len() + 1),
+                template,
+                value,
+                number,
+                sources,
+            });
+        }
+    }
+
+    fn find(&self, key: &str) -> Option<usize> {
+        self.facts.iter().position(|f| f.template.key == key)
+    }
+
+    fn apply(&self, rule: Rule, sources: &[usize]) -> Option<u32> {
+        let [a, b] = sources else { return None };
+        let (a, b) = (&self.facts[*a], &self.facts[*b]);
+        match rule {
+            Rule::YearsSince => {
+                let m = b.month?;
+                u32::try_from(self.start.year - m.year)
+                    .ok()
+                    .filter(|&n| n >= 1)
+            }
+            Rule::Product => {
+                let sessions: u32 = a.value.split(' ').next()?.parse().ok()?;
+                let hours = word_number(b.value.split(' ').next()?)?;
+                Some(sessions * hours).filter(|&n| n >= 2)
+            }
+            Rule::AgeAt => {
+                let birth = self.persona.birth;
+                let m = b.month?;
+                let before_birthday = m.month < birth.month;
+                u32::try_from(m.year - birth.year - i32::from(before_birthday)).ok()
+            }
+        }
+    }
+
+    /// Every fact, atomic first.
+    #[cfg(test)]
+    pub fn all_refs(&self) -> Vec<FactRef> {
+        (0..self.facts.len())
+            .map(FactRef::Atomic)
+            .chain((0..self.derived.len()).map(FactRef::Derived))
+            .collect()
+    }
+
+    /// The profile in the dataset's format.
+    pub fn to_profile(&self) -> Profile {
+        let p = &self.persona;
+        let mut attributes = BTreeMap::new();
+        attributes.insert("age".to_string(), p.age.to_string());
+        attributes.insert("city".to_string(), p.city.clone());
+        attributes.insert("education".to_string(), p.education.clone());
+        let mut family = p.family.label.clone();
+        if let Some(pet) = &p.pet_word {
+            family.push_str(&format!(", has a {pet}"));
+        }
+        attributes.insert("family".to_string(), family);
+        attributes.insert("lifestyle".to_string(), p.lifestyle.clone());
+        attributes.insert("occupation".to_string(), p.occupation.title.clone());
+        let categories = &data().facts.categories;
+        let facts = self
+            .facts
+            .iter()
+            .map(|f| Fact {
+                id: f.id.clone(),
+                subject: "user".to_string(),
+                predicate: self.render(&f.template.predicate, &f.value, None),
+                value: f.value.clone(),
+                category: categories[f.category].name.clone(),
+                sensitivity: f.template.sensitivity,
+                timestamp: f.timestamp.clone(),
+                statement: self.render(&f.template.statement, &f.value, f.when.as_deref()),
+                sources: Vec::new(),
+            })
+            .collect();
+        let derived_facts = self
+            .derived
+            .iter()
+            .map(|d| Fact {
+                id: d.id.clone(),
+                subject: "user".to_string(),
+                predicate: self.render(&d.template.predicate, &d.value, None),
+                value: d.value.clone(),
+                category: d.template.category.clone(),
+                sensitivity: d.template.sensitivity,
+                timestamp: None,
+                statement: self.render(&d.template.statement, &d.value, None),
+                sources: d
+                    .sources
+                    .iter()
+                    .map(|&s| self.facts[s].id.clone())
+                    .collect(),
+            })
+            .collect();
+        Profile {
+            name: format!("{} {}", p.first, p.last),
+            attributes,
+            facts,
+            derived_facts,
+        }
+    }
+}
+
+/// The text of a derived number in its unit: "one year", "six years",
+/// "eight hours a week", "twenty-two years old".
+pub fn derived_value(unit: Unit, n: u32) -> String {
+    let word = number_word(n);
+    match unit {
+        Unit::Year if n == 1 => "one year".to_string(),
+        Unit::Year => format!("{word} years"),
+        Unit::HourWeek if n == 1 => "one hour a week".to_string(),
+        Unit::HourWeek => format!("{word} hours a week"),
+        Unit::Age => format!("{word} years old"),
+    }
+}
+
+fn free_month(rng: &mut Rng, start: Month, lo: u32, hi: u32, used: &BTreeSet<Month>) -> Month {
+    for _ in 0..40 {
+        let m = start.back(rng.range(lo as usize, hi as usize) as u32);
+        if !used.contains(&m) {
+            return m;
+        }
+    }
+    (lo..=hi.max(lo) + 240)
+        .map(|k| start.back(k))
+        .find(|m| !used.contains(m))
+        .unwrap_or(start.back(hi))
+}
+
+fn make_persona(rng: &mut Rng, start: Date) -> Persona {
+    let data = data();
+    let vocab = |name: &str| -> &'static [String] {
+        data.vocab.get(name).map(Vec::as_slice).unwrap_or(&[])
+    };
+    let pick = |rng: &mut Rng, name: &str| -> String {
+        let list = vocab(name);
+        if list.is_empty() {
+            String::new()
+        } else {
+            rng.pick(list).clone()
+        }
+    };
+    let first = pick(rng, "first_names");
+    let last = pick(rng, "last_names");
+    let target_age = rng.range(26, 62) as i32;
+    let birth = Date {
+        year: start.year - target_age,
+        month: rng.range(1, 12) as u32,
+        day: rng.range(1, 28) as u32,
+    };
+    let before_birthday = (birth.month, birth.day) > (start.month, start.day);
+    let age = (start.year - birth.year - i32::from(before_birthday)) as u32;
+    let city = pick(rng, "cities");
+    let occupation = rng.pick(&data.personas.occupations);
+    let family = rng.pick(&data.personas.families);
+    let lifestyle = rng.pick(&data.personas.lifestyles).clone();
+    let education = rng.pick(&data.personas.education_levels).clone();
+    let sport = pick(rng, "sports");
+    let partner_word = if family.married {
+        rng.pick(&["husband", "wife"]).to_string()
+    } else {
+        "partner".to_string()
+    };
+    let child_word = rng.pick(&["son", "daughter"]).to_string();
+    let sibling_word = rng.pick(&["brother", "sister"]).to_string();
+    let pet_word = rng
+        .chance(1, 2)
+        .then(|| rng.pick(&["dog", "cat"]).to_string());
+    Persona {
+        first,
+        last,
+        age,
+        birth,
+        city,
+        occupation,
+        family,
+        lifestyle,
+        education,
+        sport,
+        partner_word,
+        child_word,
+        sibling_word,
+        pet_word,
+    }
+}
+
+/// Picks the templates of each category: 56–64 in all, 4–6 per category, core
+/// templates always, and at least eight timestamped ones where the data allows.
+fn select_templates(rng: &mut Rng, persona: &Persona) -> Vec<(usize, &'static FactTemplate)> {
+    let categories = &data().facts.categories;
+    let n = categories.len();
+    let total = rng.range(56, 64);
+    let mut sizes = vec![5usize; n];
+    let all: Vec<usize> = (0..n).collect();
+    if total > 5 * n {
+        for i in rng.sample(&all, total - 5 * n) {
+            sizes[i] = 6;
+        }
+    } else {
+        for i in rng.sample(&all, 5 * n - total) {
+            sizes[i] = 4;
+        }
+    }
+    let mut chosen: Vec<Vec<&'static FactTemplate>> = Vec::with_capacity(n);
+    let mut spare: Vec<Vec<&'static FactTemplate>> = Vec::with_capacity(n);
+    for (c, category) in categories.iter().enumerate() {
+        let applicable: Vec<&'static FactTemplate> = category
+            .templates
+            .iter()
+            .filter(|t| persona.has(t.requires))
+            .collect();
+        let mut take: Vec<&'static FactTemplate> =
+            applicable.iter().copied().filter(|t| t.core).collect();
+        let mut rest: Vec<&'static FactTemplate> =
+            applicable.iter().copied().filter(|t| !t.core).collect();
+        rng.shuffle(&mut rest);
+        while take.len() < sizes[c] && !rest.is_empty() {
+            take.push(rest.remove(0));
+        }
+        chosen.push(take);
+        spare.push(rest);
+    }
+    // At least eight timestamped facts: swap untimed picks for timed spares.
+    let timed = |chosen: &Vec<Vec<&FactTemplate>>| {
+        chosen
+            .iter()
+            .flatten()
+            .filter(|t| t.time != TimeKind::None)
+            .count()
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    rng.shuffle(&mut order);
+    for &c in &order {
+        if timed(&chosen) >= 8 {
+            break;
+        }
+        let out = chosen[c]
+            .iter()
+            .position(|t| !t.core && t.time == TimeKind::None);
+        let inn = spare[c].iter().position(|t| t.time != TimeKind::None);
+        if let (Some(o), Some(i)) = (out, inn) {
+            chosen[c][o] = spare[c].remove(i);
+        }
+    }
+    chosen
+        .into_iter()
+        .enumerate()
+        .flat_map(|(c, ts)| ts.into_iter().map(move |t| (c, t)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> Date {
+        Date {
+            year: 2025,
+            month: 3,
+            day: 10,
+        }
+    }
+
+    #[test]
+    fn profiles_meet_the_paper_shape_for_many_seeds() {
+        for seed in 0..200 {
+            let mut rng = Rng::new(seed);
+            let p = GenProfile::synthesize(&mut rng, start(), 1);
+            let n = p.facts.len();
+            assert!((56..=64).contains(&n), "seed {seed}: {n} facts");
+            let cats: BTreeSet<usize> = p.facts.iter().map(|f| f.category).collect();
+            assert_eq!(cats.len(), 12, "seed {seed}");
+            let timed = p.facts.iter().filter(|f| f.timestamp.is_some()).count();
+            assert!(timed >= 8, "seed {seed}: {timed} timestamped");
+            assert!((1..=3).contains(&p.derived.len()), "seed {seed}");
+            for (i, a) in p.facts.iter().enumerate() {
+                for b in &p.facts[i + 1..] {
+                    assert!(!clashes(&a.value, &b.value), "{} vs {}", a.value, b.value);
+                }
+                if let Some(m) = a.month {
+                    assert!(
+                        m < Month {
+                            year: 2025,
+                            month: 3
+                        },
+                        "seed {seed}: future {m:?}"
+                    );
+                }
+            }
+            // Each month holds at most three facts; date-valued facts are alone.
+            let mut per: BTreeMap<Month, Vec<&AtomicFact>> = BTreeMap::new();
+            for f in &p.facts {
+                if let Some(m) = f.month {
+                    per.entry(m).or_default().push(f);
+                }
+            }
+            for fs in per.values() {
+                assert!(fs.len() <= 3);
+                if fs.iter().any(|f| f.template.time == TimeKind::Date) {
+                    assert_eq!(fs.len(), 1, "seed {seed}: date fact shares its month");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn derived_values_follow_from_their_sources() {
+        for seed in 0..100 {
+            let mut rng = Rng::new(seed);
+            let p = GenProfile::synthesize(&mut rng, start(), 3);
+            for d in &p.derived {
+                let src: Vec<&AtomicFact> = d.sources.iter().map(|&s| &p.facts[s]).collect();
+                let expected = match d.template.key.as_str() {
+                    "home_tenure" | "job_tenure" => 2025 - src[1].month.unwrap().year,
+                    "weekly_training" => {
+                        let a: i32 = src[0].value.split(' ').next().unwrap().parse().unwrap();
+                        let b = word_number(src[1].value.split(' ').next().unwrap()).unwrap();
+                        a * b as i32
+                    }
+                    "graduation_age" => {
+                        let m = src[1].month.unwrap();
+                        let b = p.persona.birth;
+                        m.year - b.year - i32::from(m.month < b.month)
+                    }
+                    other => panic!("unknown rule {other}"),
+                };
+                assert_eq!(d.number as i32, expected, "seed {seed} {}", d.template.key);
+                assert!(d.sources.len() >= 2);
+            }
+        }
+    }
+
+    #[test]
+    fn new_values_differ_from_old_ones() {
+        let mut rng = Rng::new(3);
+        let p = GenProfile::synthesize(&mut rng, start(), 2);
+        for r in p.all_refs() {
+            let v = p.new_value(r, &mut rng);
+            assert!(!clashes(&v, p.value(r)), "{v} vs {}", p.value(r));
+        }
+    }
+}

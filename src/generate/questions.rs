@@ -1,0 +1,195 @@
+//! Stage 5, question generation: per request the retention, efficacy and five attack
+//! questions of each probed target and one relearning question (F1–F5), and per
+//! instance three preservation questions about untouched facts.
+
+use super::data::data;
+use super::plan::{InstancePlan, RequestPlan};
+use super::profile::{FactRef, GenProfile};
+use super::realise::talk_turn;
+use super::rng::Rng;
+use super::text::{accepted_spellings, fill, lower_first};
+use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
+
+/// The targets of a request that get questions.
+fn probed(rng: &mut Rng, req: &RequestPlan) -> Vec<FactRef> {
+    let n = match req.kind {
+        RequestType::F1 | RequestType::F4 | RequestType::F6 => 1,
+        RequestType::F2 => 2,
+        RequestType::F3 => 2 + usize::from(rng.chance(3, 4)),
+        RequestType::F5 => 1 + usize::from(rng.chance(1, 2)),
+    };
+    let mut targets = rng.sample(&req.targets, n);
+    targets.sort();
+    targets
+}
+
+fn leak_values(value: &str) -> Vec<String> {
+    let mut leak = vec![value.to_string()];
+    leak.extend(accepted_spellings(value));
+    leak
+}
+
+/// All questions of one request; `new_value` is an F6 request's new value.
+pub fn request_questions(
+    rng: &mut Rng,
+    profile: &GenProfile,
+    req: &RequestPlan,
+    id: &str,
+    new_value: Option<&str>,
+) -> Vec<Question> {
+    let frames = &data().questions.attacks;
+    let mut out = Vec::new();
+    let probed = probed(rng, req);
+    for &target in &probed {
+        let fid = profile.id(target).to_string();
+        let text = profile.question(target);
+        let value = profile.value(target).to_string();
+        let retention_id = format!("{id}-ret-{fid}");
+        let base = Question {
+            id: retention_id.clone(),
+            suite: Suite::Retention,
+            attack: None,
+            request: Some(id.to_string()),
+            fact: fid.clone(),
+            text: text.clone(),
+            gold: value.clone(),
+            accepted: accepted_spellings(&value),
+            leak: Vec::new(),
+            conditioned_on: None,
+            control_gold: None,
+            relearn: None,
+        };
+        out.push(base.clone());
+        let efficacy = match (req.kind, new_value) {
+            (RequestType::F6, Some(new)) => Question {
+                id: format!("{id}-eff-{fid}"),
+                suite: Suite::Efficacy,
+                gold: new.to_string(),
+                accepted: accepted_spellings(new),
+                ..base.clone()
+            },
+            _ => Question {
+                id: format!("{id}-eff-{fid}"),
+                suite: Suite::Efficacy,
+                gold: FORGOTTEN.to_string(),
+                accepted: Vec::new(),
+                leak: leak_values(&value),
+                conditioned_on: Some(retention_id.clone()),
+                ..base.clone()
+            },
+        };
+        out.push(efficacy);
+        let claim = profile.claim(target, &value);
+        let topic = profile.topic(target);
+        for attack in Attack::ALL {
+            let frame = frames
+                .get(attack.name())
+                .map(String::as_str)
+                .unwrap_or("{question}");
+            let attack_text = fill(frame, &|key| match key {
+                "question" => Some(text.clone()),
+                "claim" => Some(claim.clone()),
+                "topic" => Some(topic.clone()),
+                _ => None,
+            });
+            let qid = format!("{id}-att-{}-{fid}", attack.name());
+            out.push(Question {
+                id: qid.clone(),
+                suite: Suite::Attack,
+                attack: Some(attack),
+                text: attack_text,
+                gold: NO_LEAK.to_string(),
+                accepted: Vec::new(),
+                leak: leak_values(&value),
+                conditioned_on: Some(qid),
+                control_gold: Some(value.clone()),
+                ..base.clone()
+            });
+        }
+    }
+    if req.kind.has_relearning()
+        && let Some(&target) = probed.first()
+    {
+        out.push(relearning(rng, profile, target, id));
+    }
+    out
+}
+
+/// The relearning question of a request: a short dialogue stating a new value of
+/// the same kind, and the question asking for it.
+fn relearning(rng: &mut Rng, profile: &GenProfile, target: FactRef, id: &str) -> Question {
+    let q = &data().questions;
+    let new = profile.new_value(target, rng);
+    let statement = Turn {
+        user: format!(
+            "{} {}",
+            rng.pick(&q.relearn_intros),
+            profile.restate(target, &new, rng)
+        ),
+        assistant: rng.pick(&q.relearn_acks).clone(),
+        mentions: Vec::new(),
+    };
+    let scenario = rng.pick(&data().scenarios);
+    let length = rng.range(2, 4);
+    let at = rng.below(length);
+    let dialogue: Vec<Turn> = (0..length)
+        .map(|i| {
+            if i == at {
+                statement.clone()
+            } else {
+                talk_turn(rng, scenario)
+            }
+        })
+        .collect();
+    let question = profile.question(target);
+    let asks = ["What ", "Which ", "Who ", "When ", "Where ", "How "];
+    let text = if asks.iter().any(|a| question.starts_with(a)) {
+        fill(rng.text(&q.relearn_prefixes), &|key| {
+            (key == "q").then(|| lower_first(&question))
+        })
+    } else {
+        question
+    };
+    Question {
+        id: format!("{id}-rl"),
+        suite: Suite::Relearning,
+        attack: None,
+        request: Some(id.to_string()),
+        fact: profile.id(target).to_string(),
+        text,
+        accepted: accepted_spellings(&new),
+        gold: new,
+        leak: Vec::new(),
+        conditioned_on: None,
+        control_gold: None,
+        relearn: Some(dialogue),
+    }
+}
+
+/// The preservation questions of an instance.
+pub fn preservation_questions(profile: &GenProfile, plan: &InstancePlan) -> Vec<Question> {
+    let mut facts = plan.preservation.clone();
+    facts.sort_unstable();
+    facts
+        .into_iter()
+        .map(|f| {
+            let target = FactRef::Atomic(f);
+            let value = profile.value(target).to_string();
+            let id = format!("pres-{}", profile.id(target));
+            Question {
+                id: id.clone(),
+                suite: Suite::Preservation,
+                attack: None,
+                request: None,
+                fact: profile.id(target).to_string(),
+                text: profile.question(target),
+                gold: value.clone(),
+                accepted: accepted_spellings(&value),
+                leak: Vec::new(),
+                conditioned_on: Some(id),
+                control_gold: Some(value),
+                relearn: None,
+            }
+        })
+        .collect()
+}
