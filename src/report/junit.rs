@@ -3,7 +3,7 @@
 
 use super::{ReportError, Summary, request_message};
 use crate::record::Record;
-use junit_report::{Duration, OffsetDateTime, ReportBuilder, TestCase, TestSuiteBuilder};
+use junit_report::{Duration, OffsetDateTime, ReportBuilder, TestCaseBuilder, TestSuiteBuilder};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -24,17 +24,17 @@ pub fn write_junit(
         let name = super::outcome_name(outcome);
         let time = Duration::seconds_f64(times.get(&name).copied().unwrap_or(0.0));
         let mut case = if outcome.passed {
-            TestCase::success(&name, time)
+            TestCaseBuilder::success(&name, time)
         } else {
             let instance_records = by_instance.get(outcome.instance.as_str()).map(Vec::as_slice).unwrap_or(&[]);
             let body = request_message(instance_records, &outcome.request);
             let summary_line = body.lines().next().unwrap_or("failed").to_string();
-            let mut case = TestCase::failure(&name, time, "bemula", &summary_line);
+            let mut case = TestCaseBuilder::failure(&name, time, "bemula", &summary_line);
             case.set_trace(&body);
             case
         };
         case.set_classname(&outcome.instance);
-        suite.add_testcase(case);
+        suite.add_testcase(case.build());
     }
     let report = ReportBuilder::new().add_testsuite(suite.build()).build();
     let mut bytes = Vec::new();
