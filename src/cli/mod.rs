@@ -1,7 +1,9 @@
 //! The `bemula` command line: argument types and one module per subcommand. The
 //! binary only parses and calls [`main`].
 
+pub mod check_adapter;
 pub mod generate;
+pub mod serve;
 pub mod stats;
 pub mod validate;
 
@@ -26,6 +28,10 @@ pub enum Command {
     Validate(validate::Args),
     /// Print a dataset's statistics (the paper's Tables 4 and 5).
     Stats(stats::Args),
+    /// Serve a built-in system as an adapter of the bemula-adapter/1 protocol.
+    Serve(serve::Args),
+    /// Run a short protocol self-test against an adapter.
+    CheckAdapter(check_adapter::Args),
 }
 
 /// Exit status for bad input (unreadable or invalid data, bad arguments).
@@ -38,6 +44,8 @@ pub fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::CheckAdapter(args) => check_adapter::run(args),
     };
     match result {
         Ok(code) => code,
