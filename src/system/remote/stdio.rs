@@ -161,7 +161,7 @@ impl StdioClient {
             .map_err(|e| format!("cannot run `{}`: {e}", self.argv[0]))?;
         let stdin = child.stdin.take().ok_or("the child has no stdin pipe")?;
         let stdout = child.stdout.take().ok_or("the child has no stdout pipe")?;
-        if let Some(mut stderr) = child.stderr.take() {
+        let stderr_task = child.stderr.take().map(|mut stderr| {
             let tail = self.stderr.clone();
             tokio::spawn(async move {
                 let mut buf = [0u8; 4096];
@@ -174,8 +174,8 @@ impl StdioClient {
                     let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
                     tail.drain(..excess);
                 }
-            });
-        }
+            })
+        });
         let pending = Arc::new(Mutex::new(Pending {
             alive: true,
             waiters: HashMap::new(),
@@ -186,6 +186,7 @@ impl StdioClient {
             pending.clone(),
             child.clone(),
             self.stderr.clone(),
+            stderr_task,
         ));
         Ok(Arc::new(Proc {
             generation,
@@ -376,6 +377,7 @@ async fn read_responses(
     pending: Arc<Mutex<Pending>>,
     child: Arc<tokio::sync::Mutex<Child>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
 ) {
     let mut reader = BufReader::new(stdout);
     let mut buf = Vec::new();
@@ -476,6 +478,10 @@ async fn read_responses(
             }
         }
     };
+    // Let the last words on stderr arrive before the failures are reported.
+    if let Some(task) = stderr_task {
+        let _ = tokio::time::timeout(Duration::from_millis(500), task).await;
+    }
     let message = format!("adapter process {status}");
     {
         let mut tail = lock(&stderr);
