@@ -438,8 +438,10 @@ impl RemoteFactory {
     /// kills it if it does not.
     pub async fn shutdown(&self) -> Result<(), CallError> {
         let result = self.call(method::SHUTDOWN, json!({})).await.map(|_| ());
-        if let Transport::Stdio(client) = &self.client.transport {
-            client.close().await;
+        match &self.client.transport {
+            Transport::Stdio(client) => client.close().await,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => {}
         }
         result
     }
@@ -580,6 +582,15 @@ mod tests {
         assert!(err.contains("bemula-adapter/9"), "{err}");
         assert!(parse_handshake(&json!({"name": "x"})).is_err());
         assert!(parse_handshake(&json!({"protocol": PROTOCOL_VERSION})).is_err());
+    }
+
+    #[cfg(not(feature = "http"))]
+    #[tokio::test]
+    async fn http_specs_need_the_http_feature() {
+        let err = connect("http://127.0.0.1:1/rpc", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RemoteError::HttpDisabled { .. }), "{err}");
     }
 
     #[tokio::test]
