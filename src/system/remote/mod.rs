@@ -171,6 +171,7 @@ impl From<CallError> for SystemError {
 
 /// Which transport a [`RemoteFactory`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// A child process spoken to over stdin and stdout.
     Stdio,

@@ -175,6 +175,7 @@ pub struct ClientInfo {
 /// What a system's `query` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum QueryCapability {
     /// `{answer}` only.
     Answer,
