@@ -6,6 +6,9 @@
 fn main() -> std::process::ExitCode {
     let factory = bemula::system::builtin::factory("null").expect("a built-in system");
     bemula::harness::Harness::with_factory(factory)
-        .expectations(concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/expectations/null.txt"))
+        .expectations(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/conformance/expectations/null.txt"
+        ))
         .run()
 }

@@ -6,6 +6,9 @@
 fn main() -> std::process::ExitCode {
     let factory = bemula::system::builtin::factory("scoped-forget").expect("a built-in system");
     bemula::harness::Harness::with_factory(factory)
-        .expectations(concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/expectations/scoped-forget.txt"))
+        .expectations(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/conformance/expectations/scoped-forget.txt"
+        ))
         .run()
 }

@@ -52,6 +52,9 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+/// Reads one environment variable.
+type EnvSource = Box<dyn Fn(&str) -> Option<String>>;
+
 /// Where the harness takes its data from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DataSource {
@@ -109,7 +112,8 @@ pub struct SettingsError {
 /// The `cargo test` harness. Build it with a system factory, adjust it, and `run` it
 /// from the test target's `main`.
 pub struct Harness {
-    factory: SharedFactory,
+    factory: FactorySource,
+    runtime: Option<tokio::runtime::Runtime>,
     data: Option<PathBuf>,
     full: bool,
     seed: u64,
@@ -119,7 +123,7 @@ pub struct Harness {
     judge: Arc<dyn Judge>,
     answerer: Arc<dyn Answerer>,
     bootstrap: BootstrapConfig,
-    env: Box<dyn Fn(&str) -> Option<String>>,
+    env: EnvSource,
 }
 
 impl Harness {
@@ -130,8 +134,27 @@ impl Harness {
 
     /// A harness for a shared factory (e.g. a built-in system or a remote adapter).
     pub fn with_factory(factory: SharedFactory) -> Harness {
+        Harness::from_source(FactorySource::Ready(factory))
+    }
+
+    /// A harness for a system behind an adapter of the `bemula-adapter/1` protocol:
+    /// `cmd:python3 my_adapter.py` (stdio) or `http://127.0.0.1:8080/rpc` (HTTP). The
+    /// adapter is started (or reached) and its handshake made when the harness runs.
+    pub fn adapter(spec: impl Into<String>) -> Harness {
+        Harness::from_source(FactorySource::Adapter(spec.into()))
+    }
+
+    /// Runs the harness's async work on `runtime` (one the factory's clients already
+    /// live on) instead of a runtime of its own.
+    pub fn runtime(mut self, runtime: tokio::runtime::Runtime) -> Harness {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    fn from_source(factory: FactorySource) -> Harness {
         Harness {
             factory,
+            runtime: None,
             data: None,
             full: false,
             seed: generate::DEFAULT_SEED,
@@ -218,33 +241,55 @@ impl Harness {
                 Some(v) => match v.to_ascii_lowercase().as_str() {
                     "1" | "true" | "yes" | "on" => Ok(true),
                     "0" | "false" | "no" | "off" => Ok(false),
-                    _ => Err(SettingsError { name: name.into(), value: v, reason: "expected 1/true/yes/on or 0/false/no/off".into() }),
+                    _ => Err(SettingsError {
+                        name: name.into(),
+                        value: v,
+                        reason: "expected 1/true/yes/on or 0/false/no/off".into(),
+                    }),
                 },
             }
         };
         let full = flag("BEMULA_FULL", self.full)?;
         let seed = match env("BEMULA_SEED") {
             None => self.seed,
-            Some(v) => v.parse().map_err(|_| SettingsError { name: "BEMULA_SEED".into(), value: v.clone(), reason: "expected a non-negative integer".into() })?,
+            Some(v) => v.parse().map_err(|_| SettingsError {
+                name: "BEMULA_SEED".into(),
+                value: v.clone(),
+                reason: "expected a non-negative integer".into(),
+            })?,
         };
-        let data = match env("BEMULA_DATA").map(PathBuf::from).or_else(|| self.data.clone()) {
+        let data = match env("BEMULA_DATA")
+            .map(PathBuf::from)
+            .or_else(|| self.data.clone())
+        {
             Some(dir) => DataSource::Dir(dir),
             None => DataSource::Generated { seed, full },
         };
         let min_rpr = match env("BEMULA_MIN_RPR") {
             None => self.min_rpr,
-            Some(v) => Some(v.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| SettingsError {
-                name: "BEMULA_MIN_RPR".into(),
-                value: v.clone(),
-                reason: "expected a fraction in [0, 1], e.g. 0.25".into(),
-            })?),
+            Some(v) => Some(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| (0.0..=1.0).contains(x))
+                    .ok_or_else(|| SettingsError {
+                        name: "BEMULA_MIN_RPR".into(),
+                        value: v.clone(),
+                        reason: "expected a fraction in [0, 1], e.g. 0.25".into(),
+                    })?,
+            ),
         };
         if let Some(rate) = min_rpr
             && !(0.0..=1.0).contains(&rate)
         {
-            return Err(SettingsError { name: "min_rpr".into(), value: rate.to_string(), reason: "expected a fraction in [0, 1]".into() });
+            return Err(SettingsError {
+                name: "min_rpr".into(),
+                value: rate.to_string(),
+                reason: "expected a fraction in [0, 1]".into(),
+            });
         }
-        let expectations = env("BEMULA_EXPECTATIONS").map(PathBuf::from).or_else(|| self.expectations.clone());
+        let expectations = env("BEMULA_EXPECTATIONS")
+            .map(PathBuf::from)
+            .or_else(|| self.expectations.clone());
         let bless = flag("BEMULA_BLESS", false)?;
         if bless && expectations.is_none() {
             return Err(SettingsError {
@@ -253,8 +298,18 @@ impl Harness {
                 reason: "there is no expectations file to rewrite: set BEMULA_EXPECTATIONS or Harness::expectations".into(),
             });
         }
-        let report_dir = env("BEMULA_REPORT_DIR").map(PathBuf::from).or_else(|| self.report_dir.clone()).unwrap_or_else(default_report_dir);
-        Ok(Settings { data, min_rpr, expectations, bless, report_dir, bootstrap: self.bootstrap.clone() })
+        let report_dir = env("BEMULA_REPORT_DIR")
+            .map(PathBuf::from)
+            .or_else(|| self.report_dir.clone())
+            .unwrap_or_else(default_report_dir);
+        Ok(Settings {
+            data,
+            min_rpr,
+            expectations,
+            bless,
+            report_dir,
+            bootstrap: self.bootstrap,
+        })
     }
 
     /// Runs the harness with the process's command-line arguments and returns the exit
@@ -292,29 +347,74 @@ impl Harness {
         let mut names: Vec<(String, String, String)> = Vec::new();
         for instance in &dataset.instances {
             for request in &instance.requests {
-                names.push((report::test_name(&instance.id, &request.id, request.kind), instance.id.clone(), request.id.clone()));
+                names.push((
+                    report::test_name(&instance.id, &request.id, request.kind),
+                    instance.id.clone(),
+                    request.id.clone(),
+                ));
             }
         }
         names.sort();
         if names.is_empty() && exact_instance.is_none() {
-            return Err(format!("no forget requests in {}: the data is missing or empty", dataset.source));
+            return Err(format!(
+                "no forget requests in {}: the data is missing or empty",
+                dataset.source
+            ));
         }
         let mut selected: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (name, instance, request) in &names {
             let probe = Trial::test(name.clone(), || Ok(()));
             if !args.is_filtered_out(&probe) {
-                selected.entry(instance.clone()).or_default().insert(request.clone());
+                selected
+                    .entry(instance.clone())
+                    .or_default()
+                    .insert(request.clone());
             }
         }
-        let runner = Runner::new(self.factory.clone(), self.answerer.clone(), self.judge.clone(), RunConfig { jobs: 1, ..RunConfig::default() });
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        let runtime = match self.runtime {
+            Some(runtime) => runtime,
+            None => tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?,
+        };
+        let factory: SharedFactory = match &self.factory {
+            FactorySource::Ready(factory) => factory.clone(),
+            FactorySource::Adapter(spec) => {
+                let options = crate::system::remote::RemoteOptions::default();
+                let client = runtime
+                    .block_on(crate::system::remote::connect(spec, &options))
+                    .map_err(|e| e.to_string())?;
+                Arc::new(client)
+            }
+        };
+        let runner = Runner::new(
+            factory.clone(),
+            self.answerer.clone(),
+            self.judge.clone(),
+            RunConfig {
+                jobs: 1,
+                ..RunConfig::default()
+            },
+        );
         let shared = Arc::new(Shared {
             runtime,
             runner,
             instances: dataset
                 .instances
                 .iter()
-                .filter_map(|i| selected.get(&i.id).map(|reqs| (i.id.clone(), (i.clone(), Selection::Requests(reqs.clone()), OnceLock::new()))))
+                .filter_map(|i| {
+                    selected.get(&i.id).map(|reqs| {
+                        (
+                            i.id.clone(),
+                            (
+                                i.clone(),
+                                Selection::Requests(reqs.clone()),
+                                OnceLock::new(),
+                            ),
+                        )
+                    })
+                })
                 .collect(),
             outcomes: Mutex::new(BTreeMap::new()),
         });
@@ -325,7 +425,9 @@ impl Harness {
                 let shared = shared.clone();
                 let (name2, instance, request) = (name.clone(), instance.clone(), request.clone());
                 let known = expectations.contains(name);
-                Trial::ignorable_test(name.clone(), move || shared.trial(&name2, &instance, &request, known))
+                Trial::ignorable_test(name.clone(), move || {
+                    shared.trial(&name2, &instance, &request, known)
+                })
             })
             .collect();
         let conclusion = libtest_mimic::run(&args, trials);
@@ -334,10 +436,14 @@ impl Harness {
         }
 
         // Reports, then the gate's decision.
-        let outcomes = shared.outcomes.lock().map(|o| o.clone()).unwrap_or_default();
+        let outcomes = shared
+            .outcomes
+            .lock()
+            .map(|o| o.clone())
+            .unwrap_or_default();
         let records = shared.records();
         let info = RunInfo {
-            system: self.factory.info(),
+            system: factory.info(),
             judge: self.judge.name(),
             answerer: self.answerer.name(),
             dataset: dataset.source.clone(),
@@ -362,12 +468,26 @@ impl Harness {
                 updated.set(name, !outcome.passed);
             }
             updated.write(path)?;
-            eprintln!("bemula: rewrote {} from this run: {} known failures", path.display(), updated.len());
+            eprintln!(
+                "bemula: rewrote {} from this run: {} known failures",
+                path.display(),
+                updated.len()
+            );
             return Ok(ExitCode::SUCCESS);
         }
-        let unexpected_passes: Vec<&String> = outcomes.iter().filter(|(n, o)| o.passed && expectations.contains(n)).map(|(n, _)| n).collect();
-        let expected_failures = outcomes.iter().filter(|(n, o)| !o.passed && expectations.contains(n)).count();
-        let regressions = outcomes.iter().filter(|(n, o)| !o.passed && !expectations.contains(n)).count();
+        let unexpected_passes: Vec<&String> = outcomes
+            .iter()
+            .filter(|(n, o)| o.passed && expectations.contains(n))
+            .map(|(n, _)| n)
+            .collect();
+        let expected_failures = outcomes
+            .iter()
+            .filter(|(n, o)| !o.passed && expectations.contains(n))
+            .count();
+        let regressions = outcomes
+            .iter()
+            .filter(|(n, o)| !o.passed && !expectations.contains(n))
+            .count();
         if let Some(path) = &settings.expectations {
             eprintln!(
                 "bemula: expectations {}: {expected_failures} expected failures, {} unexpected passes, {regressions} regressions",
@@ -375,7 +495,9 @@ impl Harness {
                 unexpected_passes.len()
             );
             for name in &unexpected_passes {
-                eprintln!("bemula: unexpectedly passing: {name} (run with BEMULA_BLESS=1 to update the expectations)");
+                eprintln!(
+                    "bemula: unexpectedly passing: {name} (run with BEMULA_BLESS=1 to update the expectations)"
+                );
             }
         }
         if total > 0 && parts.is_none() {
@@ -383,14 +505,24 @@ impl Harness {
         }
         let code = match settings.min_rpr {
             Some(min) => {
-                let rpr = if total == 0 { 0.0 } else { passed as f64 / total as f64 };
-                let pass = total > 0 && rpr + 1e-12 >= min && (settings.expectations.is_none() || regressions == 0);
+                let rpr = if total == 0 {
+                    0.0
+                } else {
+                    passed as f64 / total as f64
+                };
+                let pass = total > 0
+                    && rpr + 1e-12 >= min
+                    && (settings.expectations.is_none() || regressions == 0);
                 eprintln!(
                     "bemula gate: request pass rate {rpr:.3} ({passed} of {total} requests) {} BEMULA_MIN_RPR {min}: {}",
                     if rpr + 1e-12 >= min { ">=" } else { "<" },
                     if pass { "PASS" } else { "FAIL" }
                 );
-                if pass { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                if pass {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
             }
             None => conclusion.exit_code(),
         };
@@ -401,9 +533,19 @@ impl Harness {
 fn load(source: &DataSource, only: Option<&str>) -> Result<Dataset, String> {
     match source {
         DataSource::Generated { seed, full } => {
-            let dataset = generate::generate(&GenConfig { seed: *seed, lite: !*full });
+            let dataset = generate::generate(&GenConfig {
+                seed: *seed,
+                lite: !*full,
+            });
             Ok(match only {
-                Some(id) => Dataset { instances: dataset.instances.into_iter().filter(|i| i.id == id).collect(), ..dataset },
+                Some(id) => Dataset {
+                    instances: dataset
+                        .instances
+                        .into_iter()
+                        .filter(|i| i.id == id)
+                        .collect(),
+                    ..dataset
+                },
                 None => dataset,
             })
         }
@@ -411,13 +553,25 @@ fn load(source: &DataSource, only: Option<&str>) -> Result<Dataset, String> {
             if let Some(id) = only {
                 let file = dir.join(dataset::file_name(id));
                 if !file.is_file() {
-                    return Ok(Dataset { instances: Vec::new(), checksum: String::new(), source: dir.display().to_string() });
+                    return Ok(Dataset {
+                        instances: Vec::new(),
+                        checksum: String::new(),
+                        source: dir.display().to_string(),
+                    });
                 }
                 return Dataset::load(&file).map_err(|e| e.to_string());
             }
             Dataset::load(dir).map_err(|e| e.to_string())
         }
     }
+}
+
+/// Where the system under test comes from.
+enum FactorySource {
+    /// A factory made in code.
+    Ready(SharedFactory),
+    /// An adapter spec, connected when the harness runs.
+    Adapter(String),
 }
 
 /// The outcome of one trial, kept for the reports.
@@ -440,18 +594,34 @@ struct Shared {
 }
 
 impl Shared {
-    fn trial(&self, name: &str, instance: &str, request: &str, known: bool) -> Result<Completion, Failed> {
+    fn trial(
+        &self,
+        name: &str,
+        instance: &str,
+        request: &str,
+        known: bool,
+    ) -> Result<Completion, Failed> {
         let started = Instant::now();
         let Some((inst, selection, cell)) = self.instances.get(instance) else {
             return Err(Failed::from(format!("instance {instance} was not loaded")));
         };
-        let records = cell.get_or_init(|| self.runtime.block_on(self.runner.run_instance(inst, selection)));
+        let records = cell.get_or_init(|| {
+            self.runtime
+                .block_on(self.runner.run_instance(inst, selection))
+        });
         let passed = metrics::request_outcomes(records)
             .into_iter()
             .find(|o| o.request == request)
             .is_some_and(|o| o.passed);
         if let Ok(mut outcomes) = self.outcomes.lock() {
-            outcomes.insert(name.to_string(), TrialOutcome { passed, known_failure: known, seconds: started.elapsed().as_secs_f64() });
+            outcomes.insert(
+                name.to_string(),
+                TrialOutcome {
+                    passed,
+                    known_failure: known,
+                    seconds: started.elapsed().as_secs_f64(),
+                },
+            );
         }
         match (passed, known) {
             (true, false) => Ok(Completion::Completed),
@@ -459,13 +629,20 @@ impl Shared {
                 eprintln!("bemula: {name} passes but is listed as a known failure");
                 Ok(Completion::Completed)
             }
-            (false, true) => Ok(Completion::ignored_with("known failure (listed in the expectations file)")),
+            (false, true) => Ok(Completion::ignored_with(
+                "known failure (listed in the expectations file)",
+            )),
             (false, false) => Err(Failed::from(report::request_message(records, request))),
         }
     }
 
     fn records(&self) -> Vec<Record> {
-        self.instances.values().filter_map(|(_, _, cell)| cell.get()).flatten().cloned().collect()
+        self.instances
+            .values()
+            .filter_map(|(_, _, cell)| cell.get())
+            .flatten()
+            .cloned()
+            .collect()
     }
 }
 
@@ -480,8 +657,15 @@ impl Expectations {
     pub fn read(path: &Path) -> Result<Expectations, String> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Expectations::default()),
-            Err(e) => return Err(format!("{}: cannot read the expectations file: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Expectations::default());
+            }
+            Err(e) => {
+                return Err(format!(
+                    "{}: cannot read the expectations file: {e}",
+                    path.display()
+                ));
+            }
         };
         let mut failures = BTreeSet::new();
         for (n, line) in text.lines().enumerate() {
@@ -490,7 +674,11 @@ impl Expectations {
                 continue;
             }
             if line.split_whitespace().count() != 1 || line.split("::").count() != 3 {
-                return Err(format!("{}:{}: expected one test name like `short_003::r2::F3_semantic`, got {line:?}", path.display(), n + 1));
+                return Err(format!(
+                    "{}:{}: expected one test name like `short_003::r2::F3_semantic`, got {line:?}",
+                    path.display(),
+                    n + 1
+                ));
             }
             failures.insert(line.to_string());
         }
@@ -523,7 +711,9 @@ impl Expectations {
 
     /// Writes the file, sorted, with a header.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        let mut text = String::from("# bemula expectations: requests known to fail, one test name a line.\n# Rewrite from a run's results with BEMULA_BLESS=1.\n");
+        let mut text = String::from(
+            "# bemula expectations: requests known to fail, one test name a line.\n# Rewrite from a run's results with BEMULA_BLESS=1.\n",
+        );
         for name in &self.failures {
             text.push_str(name);
             text.push('\n');
@@ -550,14 +740,26 @@ fn write_reports(
         // One process per test: leave this process's part; `bemula report DIR` assembles.
         let part_dir = dir.join(PARTS).join(sanitize(run));
         std::fs::create_dir_all(&part_dir).map_err(|e| format!("{}: {e}", part_dir.display()))?;
-        let stem = outcomes.keys().next().map(|n| sanitize(n)).unwrap_or_else(|| format!("pid{}", std::process::id()));
-        report::write_records(&part_dir.join(format!("{stem}.jsonl")), records).map_err(|e| e.to_string())?;
-        let part = Part { info: info.clone(), trials: outcomes.clone() };
+        let stem = outcomes
+            .keys()
+            .next()
+            .map(|n| sanitize(n))
+            .unwrap_or_else(|| format!("pid{}", std::process::id()));
+        report::write_records(&part_dir.join(format!("{stem}.jsonl")), records)
+            .map_err(|e| e.to_string())?;
+        let part = Part {
+            info: info.clone(),
+            trials: outcomes.clone(),
+        };
         let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
-        return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json).map_err(|e| e.to_string());
+        return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
+            .map_err(|e| e.to_string());
     }
     let summary = Summary::build(records, info.clone(), &settings.bootstrap);
-    let times = outcomes.iter().map(|(n, o)| (n.clone(), o.seconds)).collect();
+    let times = outcomes
+        .iter()
+        .map(|(n, o)| (n.clone(), o.seconds))
+        .collect();
     report::write_all(dir, records, &summary, &times).map_err(|e| e.to_string())
 }
 
@@ -577,28 +779,45 @@ pub struct Part {
 pub fn assemble(dir: &Path, bootstrap: &BootstrapConfig) -> Result<Summary, String> {
     let parts = dir.join(PARTS);
     let newest = std::fs::read_dir(&parts)
-        .map_err(|e| format!("{}: no report parts to assemble ({e}); run the tests under cargo-nextest first", parts.display()))?
+        .map_err(|e| {
+            format!(
+                "{}: no report parts to assemble ({e}); run the tests under cargo-nextest first",
+                parts.display()
+            )
+        })?
         .filter_map(Result::ok)
         .filter(|e| e.path().is_dir())
         .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
         .map(|e| e.path())
         .ok_or_else(|| format!("{}: no report parts to assemble", parts.display()))?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&newest).map_err(|e| format!("{}: {e}", newest.display()))?.filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&newest)
+        .map_err(|e| format!("{}: {e}", newest.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     files.sort();
     let mut records: Vec<Record> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut trials = BTreeMap::new();
     let mut info = None;
     for file in &files {
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if name.ends_with(".trials.json") {
             let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let part: Part = serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a bemula report part: {e}", file.display()))?;
+            let part: Part = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("{}: not a bemula report part: {e}", file.display()))?;
             info.get_or_insert(part.info);
             trials.extend(part.trials);
         } else if name.ends_with(".jsonl") {
             for record in report::read_records(file).map_err(|e| e.to_string())? {
-                if seen.insert((record.instance.clone(), record.version, record.question_id.clone())) {
+                if seen.insert((
+                    record.instance.clone(),
+                    record.version,
+                    record.question_id.clone(),
+                )) {
                     records.push(record);
                 }
             }
@@ -607,13 +826,24 @@ pub fn assemble(dir: &Path, bootstrap: &BootstrapConfig) -> Result<Summary, Stri
     let info = info.ok_or_else(|| format!("{}: no trial outcomes found", newest.display()))?;
     records.sort_by(|a, b| (&a.instance, a.version).cmp(&(&b.instance, b.version)));
     let summary = Summary::build(&records, info, bootstrap);
-    let times = trials.iter().map(|(n, o): (&String, &TrialOutcome)| (n.clone(), o.seconds)).collect();
+    let times = trials
+        .iter()
+        .map(|(n, o): (&String, &TrialOutcome)| (n.clone(), o.seconds))
+        .collect();
     report::write_all(dir, &records, &summary, &times).map_err(|e| e.to_string())?;
     Ok(summary)
 }
 
 fn sanitize(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// `target/bemula/<test binary>`: the target directory is found from the running test
@@ -625,13 +855,23 @@ fn default_report_dir() -> PathBuf {
         .and_then(|p| p.file_stem())
         .map(|s| s.to_string_lossy().into_owned())
         .map(|s| match s.rsplit_once('-') {
-            Some((stem, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => stem.to_string(),
+            Some((stem, hash))
+                if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) =>
+            {
+                stem.to_string()
+            }
             _ => s,
         })
         .unwrap_or_else(|| "bemula".into());
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .or_else(|| exe.as_ref().and_then(|p| p.ancestors().find(|a| a.join("CACHEDIR.TAG").is_file()).map(Path::to_path_buf)))
+        .or_else(|| {
+            exe.as_ref().and_then(|p| {
+                p.ancestors()
+                    .find(|a| a.join("CACHEDIR.TAG").is_file())
+                    .map(Path::to_path_buf)
+            })
+        })
         .unwrap_or_else(|| PathBuf::from("target"));
     target.join("bemula").join(binary)
 }

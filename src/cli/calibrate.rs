@@ -425,7 +425,7 @@ enum Chosen {
 
 /// The rule judge, when this build has it.
 fn rule_judge() -> Result<Arc<dyn Judge>, String> {
-    Err("rule judge not available in this build (use --judge llm:MODEL)".to_string())
+    Ok(Arc::new(crate::judge::rule::RuleJudge))
 }
 
 /// Picks the judge named by `spec`.

@@ -2,9 +2,12 @@
 //! binary only parses and calls [`main`].
 
 pub mod calibrate;
+pub mod check_adapter;
 pub mod generate;
 pub mod report;
 pub mod run;
+pub mod select;
+pub mod serve;
 pub mod stats;
 pub mod test;
 pub mod validate;
@@ -38,6 +41,10 @@ pub enum Command {
     Stats(stats::Args),
     /// Measure a judge's agreement with human labels (confusion matrix, Cohen's kappa).
     Calibrate(calibrate::Args),
+    /// Serve a built-in system as an adapter of the bemula-adapter/1 protocol.
+    Serve(serve::Args),
+    /// Run a short protocol self-test against an adapter.
+    CheckAdapter(check_adapter::Args),
 }
 
 /// Exit status for bad input (unreadable or invalid data, bad arguments).
@@ -54,6 +61,8 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::CheckAdapter(args) => check_adapter::run(args),
     };
     match result {
         Ok(code) => code,

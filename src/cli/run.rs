@@ -2,15 +2,13 @@
 //! prints a table like the paper's Table 1 and writes reports per system.
 
 use super::CliResult;
-use crate::answer::{Answerer, Extractive};
+use super::select::{self, LlmContext};
 use crate::dataset::Dataset;
 use crate::generate::{self, GenConfig};
-use crate::judge::Judge;
-use crate::judge::rule::RuleJudge;
 use crate::metrics::BootstrapConfig;
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{Progress, RunConfig, Runner};
-use crate::system::{SharedFactory, builtin};
+use crate::system::builtin;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -22,8 +20,9 @@ use std::time::Instant;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// System to evaluate: a built-in name (null, transcript, naive-rag, wipe,
-    /// scoped-forget), `cmd:COMMAND LINE` for a stdio adapter, or an `http://` URL.
-    /// Repeat for several; default: every built-in system.
+    /// scoped-forget), `full-context:MODEL` (needs an LLM endpoint), `cmd:COMMAND LINE`
+    /// for a stdio adapter, or an `http://` URL for an HTTP adapter. Repeat for
+    /// several; default: every built-in system.
     #[arg(long = "system", value_name = "SYSTEM")]
     pub systems: Vec<String>,
     /// A dataset directory (or one instance file) in the Bemula format. Default: the
@@ -43,10 +42,11 @@ pub struct Args {
     /// Where reports go: one directory per system.
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
     pub out: PathBuf,
-    /// Judge: `rule` (offline, deterministic).
+    /// Judge: `rule` (offline, deterministic) or `llm:MODEL[+MODEL…]` (majority of
+    /// models over the endpoint of `--base-url`).
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer for systems that return memories: `extractive` (offline).
+    /// Answerer for systems that return memories: `extractive` (offline) or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
     /// Bootstrap resamples for the confidence intervals.
@@ -57,7 +57,19 @@ pub struct Args {
     pub bootstrap_seed: u64,
     /// Retries of a failing system call before it is recorded as an error.
     #[arg(long, default_value_t = 2, value_name = "N")]
-    pub retries: u32,
+    pub system_retries: u32,
+    /// LLM endpoint settings (used by `llm:` judges and answerers and `full-context`).
+    #[cfg(feature = "llm")]
+    #[command(flatten)]
+    pub llm: crate::llm::LlmArgs,
+}
+
+/// The LLM context of the flags.
+pub(crate) fn llm_context(#[allow(unused)] args: &Args) -> LlmContext {
+    #[cfg(feature = "llm")]
+    return LlmContext::new(args.llm.clone());
+    #[cfg(not(feature = "llm"))]
+    LlmContext::new()
 }
 
 /// Runs `bemula run`.
@@ -72,28 +84,23 @@ pub fn run(args: Args) -> CliResult {
 async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
     let (dataset, data_seed) = load_dataset(&args)?;
-    let judge: Arc<dyn Judge> = match args.judge.as_str() {
-        "rule" => Arc::new(RuleJudge),
-        other => return Err(format!("unknown judge {other:?}: expected `rule`").into()),
-    };
-    let answerer: Arc<dyn Answerer> = match args.answerer.as_str() {
-        "extractive" => Arc::new(Extractive),
-        other => return Err(format!("unknown answerer {other:?}: expected `extractive`").into()),
-    };
+    let llm = llm_context(&args);
+    let judge = select::judge(&args.judge, &llm).await?;
+    let answerer = select::answerer(&args.answerer, &llm).await?;
     let specs: Vec<String> = if args.systems.is_empty() {
         builtin::NAMES.iter().map(|s| s.to_string()).collect()
     } else {
         args.systems.clone()
     };
-    let mut factories = Vec::with_capacity(specs.len());
-    for spec in &specs {
-        factories.push((spec.clone(), make_factory(spec)?));
-    }
     let config = RunConfig {
         jobs: args.jobs.unwrap_or(RunConfig::default().jobs).max(1),
-        retries: args.retries,
+        retries: args.system_retries,
         ..RunConfig::default()
     };
+    let mut factories = Vec::with_capacity(specs.len());
+    for spec in &specs {
+        factories.push((spec.clone(), select::system(spec, config.jobs, &llm).await?));
+    }
     let bootstrap = BootstrapConfig {
         resamples: args.bootstrap,
         seed: args.bootstrap_seed,
@@ -105,7 +112,10 @@ async fn run_async(args: Args) -> CliResult {
         .map(|i| {
             i.questions
                 .iter()
-                .map(|q| usize::from(q.asked_on(crate::dataset::Version::Control)) + usize::from(q.asked_on(crate::dataset::Version::Forget)))
+                .map(|q| {
+                    usize::from(q.asked_on(crate::dataset::Version::Control))
+                        + usize::from(q.asked_on(crate::dataset::Version::Forget))
+                })
                 .sum::<usize>()
         })
         .sum();
@@ -118,7 +128,8 @@ async fn run_async(args: Args) -> CliResult {
         factories.len()
     );
     let mut summaries = Vec::new();
-    for (spec, factory) in factories {
+    for (spec, selected) in factories {
+        let factory = selected.factory;
         let info = factory.info();
         let progress = Arc::new(Bar::new(&info.name, questions, dataset.instances.len()));
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config.clone())
@@ -126,7 +137,7 @@ async fn run_async(args: Args) -> CliResult {
         let t0 = Instant::now();
         let records = runner.run_all(&dataset.instances).await;
         progress.finish();
-        let run_info = RunInfo {
+        let mut run_info = RunInfo {
             system: info,
             judge: judge.name(),
             answerer: answerer.name(),
@@ -135,6 +146,19 @@ async fn run_async(args: Args) -> CliResult {
             data_seed,
             ..RunInfo::default()
         };
+        if let Some(stderr) = selected
+            .remote
+            .as_ref()
+            .and_then(|r| r.stderr_tail())
+            .filter(|s| !s.is_empty())
+        {
+            run_info
+                .extra
+                .insert("adapter_stderr_tail".into(), stderr.into());
+        }
+        if let Some(usage) = llm.usage() {
+            run_info.extra.insert("usage".into(), usage);
+        }
         let summary = Summary::build(&records, run_info, &bootstrap);
         let dir = args.out.join(dir_name(&spec));
         report::write_all(&dir, &records, &summary, &Default::default())?;
@@ -149,11 +173,22 @@ async fn run_async(args: Args) -> CliResult {
     let rows: Vec<(String, &Summary)> = summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
     println!(
         "\nBemula{} results (percent; 95% cluster-bootstrap intervals over {} instances):\n",
-        if dataset.instances.iter().all(|i| i.tier.is_lite()) { "-Lite" } else { "" },
+        if dataset.instances.iter().all(|i| i.tier.is_lite()) {
+            "-Lite"
+        } else {
+            ""
+        },
         dataset.instances.len()
     );
     print!("{}", report::render_table(&rows));
-    println!("\nReports: {}  (total {:.1}s)", args.out.display(), started.elapsed().as_secs_f64());
+    if let Some(usage) = llm.usage_text() {
+        println!("\nModel usage:\n{usage}");
+    }
+    println!(
+        "\nReports: {}  (total {:.1}s)",
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -161,7 +196,14 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
     match &args.data {
         Some(dir) => {
             let dataset = Dataset::load(dir)?;
-            Ok((if args.full { dataset } else { lite_if_any(dataset) }, None))
+            Ok((
+                if args.full {
+                    dataset
+                } else {
+                    lite_if_any(dataset)
+                },
+                None,
+            ))
         }
         None => {
             let dataset = generate::generate(&GenConfig {
@@ -176,30 +218,29 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
 /// Keeps the Lite tiers when the dataset has any; a dataset of only long instances is
 /// kept whole rather than emptied.
 fn lite_if_any(dataset: Dataset) -> Dataset {
-    if dataset.instances.iter().any(|i| i.tier.is_lite()) && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
-        eprintln!("bemula: using the short and medium instances (Bemula-Lite); pass --full for all");
+    if dataset.instances.iter().any(|i| i.tier.is_lite())
+        && dataset.instances.iter().any(|i| !i.tier.is_lite())
+    {
+        eprintln!(
+            "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"
+        );
         dataset.lite()
     } else {
         dataset
     }
 }
 
-pub(crate) fn make_factory(spec: &str) -> Result<SharedFactory, Box<dyn std::error::Error>> {
-    if let Some(factory) = builtin::factory(spec) {
-        return Ok(factory);
-    }
-    Err(format!(
-        "unknown system {spec:?}: expected one of {} (adapters: `cmd:COMMAND` or an http:// URL)",
-        builtin::NAMES.join(", ")
-    )
-    .into())
-}
-
 /// A directory name for a system spec: its characters outside `[A-Za-z0-9._-]` become `_`.
 pub(crate) fn dir_name(spec: &str) -> String {
     let name: String = spec
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     name.chars().take(80).collect()
 }
@@ -217,8 +258,10 @@ impl Bar {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(questions as u64);
             bar.set_style(
-                ProgressStyle::with_template("{prefix:>14} [{elapsed_precise}] {bar:30} {pos}/{len} questions, {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template(
+                    "{prefix:>14} [{elapsed_precise}] {bar:30} {pos}/{len} questions, {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar.set_prefix(name.to_string());
             bar.set_message(format!("0/{instances} instances"));

@@ -27,6 +27,16 @@ pub struct Args {
     /// Report directory (default `reports/test/<system>`).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// Judge: `rule` or `llm:MODEL[+MODEL…]`.
+    #[arg(long, default_value = "rule")]
+    pub judge: String,
+    /// Answerer: `extractive` or `llm:MODEL`.
+    #[arg(long, default_value = "extractive")]
+    pub answerer: String,
+    /// LLM endpoint settings.
+    #[cfg(feature = "llm")]
+    #[command(flatten)]
+    pub llm: crate::llm::LlmArgs,
     /// libtest arguments: a filter, `--exact`, `--list`, `--skip`, `--test-threads`, …
     #[arg(last = true, allow_hyphen_values = true)]
     pub libtest: Vec<String>,
@@ -34,8 +44,25 @@ pub struct Args {
 
 /// Runs `bemula test`.
 pub fn run(args: Args) -> CliResult {
-    let factory = super::run::make_factory(&args.system)?;
-    let mut harness = Harness::with_factory(factory).full(args.full);
+    #[cfg(feature = "llm")]
+    let llm = super::select::LlmContext::new(args.llm.clone());
+    #[cfg(not(feature = "llm"))]
+    let llm = super::select::LlmContext::new();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let (system, judge, answerer) = runtime.block_on(async {
+        let system = super::select::system(&args.system, 1, &llm).await?;
+        let judge = super::select::judge(&args.judge, &llm).await?;
+        let answerer = super::select::answerer(&args.answerer, &llm).await?;
+        Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
+    })?;
+    let mut harness = Harness::with_factory(system.factory)
+        .runtime(runtime)
+        .judge(judge)
+        .answerer(answerer)
+        .full(args.full);
     if let Some(dir) = args.data {
         harness = harness.data(dir);
     }

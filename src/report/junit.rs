@@ -16,7 +16,10 @@ pub fn write_junit(
 ) -> Result<(), ReportError> {
     let mut by_instance: BTreeMap<&str, Vec<Record>> = BTreeMap::new();
     for record in records {
-        by_instance.entry(record.instance.as_str()).or_default().push(record.clone());
+        by_instance
+            .entry(record.instance.as_str())
+            .or_default()
+            .push(record.clone());
     }
     let mut suite = TestSuiteBuilder::new(&format!("bemula::{}", summary.config.system.name));
     suite.set_timestamp(OffsetDateTime::now_utc());
@@ -26,7 +29,10 @@ pub fn write_junit(
         let mut case = if outcome.passed {
             TestCaseBuilder::success(&name, time)
         } else {
-            let instance_records = by_instance.get(outcome.instance.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            let instance_records = by_instance
+                .get(outcome.instance.as_str())
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
             let body = request_message(instance_records, &outcome.request);
             let summary_line = body.lines().next().unwrap_or("failed").to_string();
             let mut case = TestCaseBuilder::failure(&name, time, "bemula", &summary_line);
@@ -38,8 +44,9 @@ pub fn write_junit(
     }
     let report = ReportBuilder::new().add_testsuite(suite.build()).build();
     let mut bytes = Vec::new();
-    report
-        .write_xml(&mut bytes)
-        .map_err(|e| ReportError { path: path.to_path_buf(), message: e.to_string() })?;
+    report.write_xml(&mut bytes).map_err(|e| ReportError {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     super::write_file(path, &bytes)
 }

@@ -16,7 +16,9 @@ pub fn pct(value: Option<f64>) -> String {
 fn cell(summary: &Summary, metric: &str) -> String {
     let value = summary.metrics.get(metric);
     match summary.intervals.get(metric) {
-        Some(i) if value.is_some() => format!("{} [{}, {}]", pct(value), pct(Some(i.lo)), pct(Some(i.hi))),
+        Some(i) if value.is_some() => {
+            format!("{} [{}, {}]", pct(value), pct(Some(i.lo)), pct(Some(i.hi)))
+        }
         _ => pct(value),
     }
 }
@@ -35,12 +37,21 @@ pub fn render_table(rows: &[(String, &Summary)]) -> String {
         cells.push(
             std::iter::once(name.clone())
                 .chain(TABLE_METRICS.iter().map(|m| cell(summary, m)))
-                .chain([format!("{passed}/{total}"), summary.counts.errors.to_string()])
+                .chain([
+                    format!("{passed}/{total}"),
+                    summary.counts.errors.to_string(),
+                ])
                 .collect(),
         );
     }
     let widths: Vec<usize> = (0..cells[0].len())
-        .map(|c| cells.iter().map(|row| row[c].chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for (r, row) in cells.iter().enumerate() {
@@ -76,16 +87,41 @@ pub fn render_markdown(summary: &Summary) -> String {
     let c = &summary.config;
     let (passed, total) = summary.passed();
     let _ = writeln!(out, "# bemula results: {}\n", c.system.name);
-    let _ = writeln!(out, "- system: `{}`{}", c.system.name, c.system.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default());
+    let _ = writeln!(
+        out,
+        "- system: `{}`{}",
+        c.system.name,
+        c.system
+            .version
+            .as_deref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default()
+    );
     let _ = writeln!(out, "- judge: `{}`, answerer: `{}`", c.judge, c.answerer);
-    let _ = writeln!(out, "- dataset: {} (sha256 `{}`)", c.dataset, c.dataset_checksum);
+    let _ = writeln!(
+        out,
+        "- dataset: {} (sha256 `{}`)",
+        c.dataset, c.dataset_checksum
+    );
     let _ = writeln!(out, "- requests passed: **{passed} of {total}**");
     let k = &summary.counts;
-    let _ = writeln!(out, "- items: {} records, {} correct, {} wrong, {} errors, {} unscored\n", k.records, k.correct, k.wrong, k.errors, k.unscored);
+    let _ = writeln!(
+        out,
+        "- items: {} records, {} correct, {} wrong, {} errors, {} unscored\n",
+        k.records, k.correct, k.wrong, k.errors, k.unscored
+    );
     if k.errors > 0 || k.unscored > 0 {
-        let _ = writeln!(out, "> **Note:** {} errors and {} unscored items count as not correct in every metric.\n", k.errors, k.unscored);
+        let _ = writeln!(
+            out,
+            "> **Note:** {} errors and {} unscored items count as not correct in every metric.\n",
+            k.errors, k.unscored
+        );
     }
-    let _ = writeln!(out, "## Metrics (percent, 95% cluster-bootstrap intervals over instances, {} resamples)\n", c.bootstrap_resamples);
+    let _ = writeln!(
+        out,
+        "## Metrics (percent, 95% cluster-bootstrap intervals over instances, {} resamples)\n",
+        c.bootstrap_resamples
+    );
     let _ = writeln!(out, "| metric | value | 95% interval |\n|---|---:|---:|");
     for name in ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"] {
         let interval = summary
@@ -93,31 +129,57 @@ pub fn render_markdown(summary: &Summary) -> String {
             .get(name)
             .map(|i| format!("[{}, {}]", pct(Some(i.lo)), pct(Some(i.hi))))
             .unwrap_or_else(|| "–".into());
-        let _ = writeln!(out, "| {name} | {} | {interval} |", pct(summary.metrics.get(name)));
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {interval} |",
+            pct(summary.metrics.get(name))
+        );
     }
     let names = ["RA", "FE", "RLA", "AR", "RPR"];
-    let _ = writeln!(out, "\n## By request type\n\n| type | RA | FE | RLA | AR | RPR |\n|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "\n## By request type\n\n| type | RA | FE | RLA | AR | RPR |\n|---|---:|---:|---:|---:|---:|"
+    );
     for (kind, m) in &summary.breakdowns.by_type {
         metric_row(&mut out, kind, m, &names);
     }
-    let _ = writeln!(out, "\n## By attack type (attack robustness)\n\n| attack | AR |\n|---|---:|");
+    let _ = writeln!(
+        out,
+        "\n## By attack type (attack robustness)\n\n| attack | AR |\n|---|---:|"
+    );
     for (attack, value) in &summary.breakdowns.by_attack {
         let _ = writeln!(out, "| {attack} | {} |", pct(*value));
     }
     let all = ["RA", "FE", "PR", "RLA", "AR", "RPR", "Score"];
-    let _ = writeln!(out, "\n## By length tier\n\n| tier | RA | FE | PR | RLA | AR | RPR | Score |\n|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        out,
+        "\n## By length tier\n\n| tier | RA | FE | PR | RLA | AR | RPR | Score |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
     for (tier, m) in &summary.breakdowns.by_tier {
         metric_row(&mut out, tier, m, &all);
     }
     let failing: Vec<_> = summary.requests.iter().filter(|r| !r.passed).collect();
-    let _ = writeln!(out, "\n## Failing requests ({} of {total})\n", failing.len());
+    let _ = writeln!(
+        out,
+        "\n## Failing requests ({} of {total})\n",
+        failing.len()
+    );
     if failing.is_empty() {
         let _ = writeln!(out, "None.");
     } else {
         let _ = writeln!(out, "| request | failing items |\n|---|---|");
         for r in failing {
-            let items: Vec<String> = r.failed.iter().map(|f| format!("`{}` ({})", f.question_id, f.reason)).collect();
-            let _ = writeln!(out, "| `{}` | {} |", super::outcome_name(r), items.join(", "));
+            let items: Vec<String> = r
+                .failed
+                .iter()
+                .map(|f| format!("`{}` ({})", f.question_id, f.reason))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| `{}` | {} |",
+                super::outcome_name(r),
+                items.join(", ")
+            );
         }
     }
     out

@@ -37,7 +37,11 @@ pub fn request_message(records: &[Record], request: &str) -> String {
             preservation.push((record, ok));
         }
     }
-    let failed = mine.iter().chain(&preservation).filter(|(_, ok)| !ok).count();
+    let failed = mine
+        .iter()
+        .chain(&preservation)
+        .filter(|(_, ok)| !ok)
+        .count();
     let total = mine.len() + preservation.len();
     let mut out = String::new();
     if failed == 0 {
@@ -73,7 +77,11 @@ fn item(out: &mut String, records: &[Record], record: &Record, ok: bool) {
         // The item itself was right: its control probe is what failed.
         match control {
             Some(c) => {
-                let _ = writeln!(out, "      the item holds on the forget version, but its control probe {} failed:", c.question_id);
+                let _ = writeln!(
+                    out,
+                    "      the item holds on the forget version, but its control probe {} failed:",
+                    c.question_id
+                );
                 detail(out, c);
             }
             None => {
@@ -95,9 +103,18 @@ fn detail(out: &mut String, record: &Record) {
         }
         (Some(answer), None) => {
             let _ = writeln!(out, "      answer:   {}", one_line(answer));
-            let _ = writeln!(out, "      judge:    {}{}", record.reason, if record.unscored { " (unscored)" } else { "" });
+            let _ = writeln!(
+                out,
+                "      judge:    {}{}",
+                record.reason,
+                if record.unscored { " (unscored)" } else { "" }
+            );
             if !record.expected.starts_with('[') {
-                let _ = writeln!(out, "      diff (-expected +answer): {}", word_diff(&record.expected, answer));
+                let _ = writeln!(
+                    out,
+                    "      diff (-expected +answer): {}",
+                    word_diff(&record.expected, answer)
+                );
             }
         }
         (None, None) => {

@@ -13,7 +13,9 @@ pub use junit::write_junit;
 pub use markdown::{render_markdown, render_table};
 pub use message::{outcome_name, request_message, test_name};
 
-use crate::metrics::{self, BootstrapConfig, Breakdowns, Counts, Interval, MetricSet, RequestOutcome};
+use crate::metrics::{
+    self, BootstrapConfig, Breakdowns, Counts, Interval, MetricSet, RequestOutcome,
+};
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

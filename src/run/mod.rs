@@ -95,9 +95,14 @@ macro_rules! retry {
         loop {
             match $call.await {
                 Ok(value) => break Ok(value),
-                Err(err) if err.kind == ErrorKind::Unsupported || attempt >= $runner.config.retries => {
+                Err(err)
+                    if err.kind == ErrorKind::Unsupported || attempt >= $runner.config.retries =>
+                {
                     break Err(if attempt > 0 {
-                        SystemError::new(err.kind, format!("{} (after {} tries)", err.message, attempt + 1))
+                        SystemError::new(
+                            err.kind,
+                            format!("{} (after {} tries)", err.message, attempt + 1),
+                        )
                     } else {
                         err
                     });
@@ -252,7 +257,11 @@ impl Runner {
             .unwrap_or_default();
         let mut records = Vec::with_capacity(questions.len());
         for question in questions {
-            if let Some(dialogue) = question.relearn.as_ref().filter(|_| version == Version::Forget) {
+            if let Some(dialogue) = question
+                .relearn
+                .as_ref()
+                .filter(|_| version == Version::Forget)
+            {
                 let info = SessionInfo {
                     id: format!("{}/relearn", question.id),
                     date: last_date.clone(),
@@ -262,7 +271,9 @@ impl Runner {
                     user: t.user.clone(),
                     assistant: t.assistant.clone(),
                 });
-                let result = self.ingest_session(system.as_mut(), &ns, &info, turns).await;
+                let result = self
+                    .ingest_session(system.as_mut(), &ns, &info, turns)
+                    .await;
                 let result = match result {
                     Ok(()) => retry!(self, system.flush(&ns)),
                     Err(e) => Err(e),
@@ -274,7 +285,10 @@ impl Runner {
                     continue;
                 }
             }
-            records.push(self.ask(system.as_mut(), instance, version, question, &ns).await);
+            records.push(
+                self.ask(system.as_mut(), instance, version, question, &ns)
+                    .await,
+            );
             self.progress.question_done();
         }
         records
@@ -287,24 +301,26 @@ impl Runner {
         version: Version,
         ns: &Namespace,
     ) -> Result<(), String> {
-        retry!(self, system.reset(ns))
-            .map_err(|e| format!("reset of {ns} failed: {e}"))?;
+        retry!(self, system.reset(ns)).map_err(|e| format!("reset of {ns} failed: {e}"))?;
         for session in instance.dialogue(version) {
             let info = SessionInfo {
                 id: session.id.clone(),
                 date: session.date.clone(),
             };
-            let turns = session.turns.iter().enumerate().map(|(index, t)| TurnInput {
-                index,
-                user: t.user.clone(),
-                assistant: t.assistant.clone(),
-            });
+            let turns = session
+                .turns
+                .iter()
+                .enumerate()
+                .map(|(index, t)| TurnInput {
+                    index,
+                    user: t.user.clone(),
+                    assistant: t.assistant.clone(),
+                });
             self.ingest_session(system, ns, &info, turns)
                 .await
                 .map_err(|e| format!("ingesting session {} of {ns} failed: {e}", session.id))?;
         }
-        retry!(self, system.flush(ns))
-            .map_err(|e| format!("flush of {ns} failed: {e}"))
+        retry!(self, system.flush(ns)).map_err(|e| format!("flush of {ns} failed: {e}"))
     }
 
     async fn ingest_session(
@@ -316,8 +332,9 @@ impl Runner {
     ) -> SystemResult<()> {
         retry!(self, system.start_session(ns, info))?;
         for turn in turns {
-            retry!(self, system.observe(ns, &turn))
-                .map_err(|e| SystemError::new(e.kind, format!("turn {}: {}", turn.index, e.message)))?;
+            retry!(self, system.observe(ns, &turn)).map_err(|e| {
+                SystemError::new(e.kind, format!("turn {}: {}", turn.index, e.message))
+            })?;
         }
         retry!(self, system.end_session(ns))
     }
@@ -332,14 +349,25 @@ impl Runner {
     ) -> Record {
         let reply = match retry!(self, system.query(ns, &question.text)) {
             Ok(reply) => reply,
-            Err(err) => return self.error_record(instance, version, question, &format!("query failed: {err}")),
+            Err(err) => {
+                return self.error_record(
+                    instance,
+                    version,
+                    question,
+                    &format!("query failed: {err}"),
+                );
+            }
         };
         let answer = match reply {
             Reply::Answer(answer) => answer,
-            Reply::Memories(memories) => match self.answerer.answer(&question.text, &memories).await {
-                Ok(answer) => answer,
-                Err(err) => return self.error_record(instance, version, question, &err.to_string()),
-            },
+            Reply::Memories(memories) => {
+                match self.answerer.answer(&question.text, &memories).await {
+                    Ok(answer) => answer,
+                    Err(err) => {
+                        return self.error_record(instance, version, question, &err.to_string());
+                    }
+                }
+            }
         };
         let expected = question.gold_on(version).unwrap_or_default();
         let item = JudgeItem {
@@ -391,7 +419,13 @@ impl Runner {
         }
     }
 
-    fn error_record(&self, instance: &Instance, version: Version, question: &Question, reason: &str) -> Record {
+    fn error_record(
+        &self,
+        instance: &Instance,
+        version: Version,
+        question: &Question,
+        reason: &str,
+    ) -> Record {
         let mut record = self.base_record(instance, version, question);
         record.error = Some(reason.to_string());
         record.reason = format!("error: {reason}");

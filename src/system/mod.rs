@@ -7,6 +7,7 @@
 //! Each call carries the [`Namespace`] of the evaluation it belongs to.
 
 pub mod builtin;
+pub mod remote;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -16,20 +16,45 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The Lite data of seed 42, generated once for all tests of this module.
 fn lite() -> &'static Dataset {
     static DATA: OnceLock<Dataset> = OnceLock::new();
-    DATA.get_or_init(|| generate(&GenConfig { seed: 42, lite: true }))
+    DATA.get_or_init(|| {
+        generate(&GenConfig {
+            seed: 42,
+            lite: true,
+        })
+    })
 }
 
 /// A few short instances, for tests that run every built-in system.
 fn small() -> Vec<Instance> {
-    lite().instances.iter().filter(|i| i.id.starts_with("short_")).take(4).cloned().collect()
+    lite()
+        .instances
+        .iter()
+        .filter(|i| i.id.starts_with("short_"))
+        .take(4)
+        .cloned()
+        .collect()
 }
 
 fn runner(factory: SharedFactory) -> Runner {
-    Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), RunConfig { jobs: 2, retries: 1, backoff: std::time::Duration::from_millis(1) })
+    Runner::new(
+        factory,
+        Arc::new(Extractive),
+        Arc::new(RuleJudge),
+        RunConfig {
+            jobs: 2,
+            retries: 1,
+            backoff: std::time::Duration::from_millis(1),
+        },
+    )
 }
 
 fn run_blocking(runner: &Runner, instances: &[Instance]) -> Vec<Record> {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap().block_on(runner.run_all(instances))
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(runner.run_all(instances))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,11 +76,17 @@ impl MemorySystem for Recorder {
         Ok(())
     }
     fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
-        self.0.lock().unwrap().push(Call::Start(ns.to_string(), session.id.clone()));
+        self.0
+            .lock()
+            .unwrap()
+            .push(Call::Start(ns.to_string(), session.id.clone()));
         Ok(())
     }
     fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
-        self.0.lock().unwrap().push(Call::Observe(ns.to_string(), turn.user.clone()));
+        self.0
+            .lock()
+            .unwrap()
+            .push(Call::Observe(ns.to_string(), turn.user.clone()));
         Ok(())
     }
     fn end_session(&mut self, ns: &Namespace) -> SystemResult<()> {
@@ -67,7 +98,10 @@ impl MemorySystem for Recorder {
         Ok(())
     }
     fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
-        self.0.lock().unwrap().push(Call::Query(ns.to_string(), question.to_string()));
+        self.0
+            .lock()
+            .unwrap()
+            .push(Call::Query(ns.to_string(), question.to_string()));
         Ok(Reply::Memories(vec![]))
     }
 }
@@ -78,19 +112,37 @@ fn expected_calls(instance: &Instance, version: Version) -> Vec<Call> {
     let mut calls = vec![Call::Reset(ns.clone())];
     for session in instance.dialogue(version) {
         calls.push(Call::Start(ns.clone(), session.id.clone()));
-        calls.extend(session.turns.iter().map(|t| Call::Observe(ns.clone(), t.user.clone())));
+        calls.extend(
+            session
+                .turns
+                .iter()
+                .map(|t| Call::Observe(ns.clone(), t.user.clone())),
+        );
         calls.push(Call::End(ns.clone()));
     }
     calls.push(Call::Flush(ns.clone()));
     let order: &[Suite] = match version {
         Version::Control => &[Suite::Retention, Suite::Preservation, Suite::Attack],
-        Version::Forget => &[Suite::Efficacy, Suite::Preservation, Suite::Attack, Suite::Relearning],
+        Version::Forget => &[
+            Suite::Efficacy,
+            Suite::Preservation,
+            Suite::Attack,
+            Suite::Relearning,
+        ],
     };
     for suite in order {
-        for q in instance.questions.iter().filter(|q| q.suite == *suite && q.asked_on(version)) {
+        for q in instance
+            .questions
+            .iter()
+            .filter(|q| q.suite == *suite && q.asked_on(version))
+        {
             if let (Version::Forget, Some(dialogue)) = (version, &q.relearn) {
                 calls.push(Call::Start(ns.clone(), format!("{}/relearn", q.id)));
-                calls.extend(dialogue.iter().map(|t| Call::Observe(ns.clone(), t.user.clone())));
+                calls.extend(
+                    dialogue
+                        .iter()
+                        .map(|t| Call::Observe(ns.clone(), t.user.clone())),
+                );
                 calls.push(Call::End(ns.clone()));
                 calls.push(Call::Flush(ns.clone()));
             }
@@ -105,7 +157,8 @@ fn protocol_order_follows_appendix_a() {
     let log = Arc::new(Mutex::new(Vec::new()));
     let instances = small();
     let log2 = log.clone();
-    let factory: SharedFactory = Arc::new(FnFactory::new("recorder", move || Recorder(log2.clone())));
+    let factory: SharedFactory =
+        Arc::new(FnFactory::new("recorder", move || Recorder(log2.clone())));
     let records = run_blocking(&runner(factory), &instances);
     let calls = log.lock().unwrap().clone();
     for instance in &instances {
@@ -114,7 +167,12 @@ fn protocol_order_follows_appendix_a() {
             let got: Vec<Call> = calls
                 .iter()
                 .filter(|c| match c {
-                    Call::Reset(n) | Call::Start(n, _) | Call::Observe(n, _) | Call::End(n) | Call::Flush(n) | Call::Query(n, _) => *n == ns,
+                    Call::Reset(n)
+                    | Call::Start(n, _)
+                    | Call::Observe(n, _)
+                    | Call::End(n)
+                    | Call::Flush(n)
+                    | Call::Query(n, _) => *n == ns,
                 })
                 .cloned()
                 .collect();
@@ -125,18 +183,28 @@ fn protocol_order_follows_appendix_a() {
             }
         }
         // The forget version carries the request turns, the control version the fillers.
-        let forget_users: BTreeSet<&str> = instance.sessions.iter().flat_map(|s| s.turns.iter().map(|t| t.user.as_str())).collect();
+        let forget_users: BTreeSet<&str> = instance
+            .sessions
+            .iter()
+            .flat_map(|s| s.turns.iter().map(|t| t.user.as_str()))
+            .collect();
         for request in &instance.requests {
             assert!(forget_users.contains(request.turn.user.as_str()));
             let control_ns = format!("{}/control", instance.id);
-            assert!(!calls.contains(&Call::Observe(control_ns, request.turn.user.clone())), "control pass saw request {}", request.id);
+            assert!(
+                !calls.contains(&Call::Observe(control_ns, request.turn.user.clone())),
+                "control pass saw request {}",
+                request.id
+            );
         }
     }
     // Every question asked on its versions produced exactly one record.
     let asked: usize = instances
         .iter()
         .flat_map(|i| i.questions.iter())
-        .map(|q| usize::from(q.asked_on(Version::Control)) + usize::from(q.asked_on(Version::Forget)))
+        .map(|q| {
+            usize::from(q.asked_on(Version::Control)) + usize::from(q.asked_on(Version::Forget))
+        })
         .sum();
     assert_eq!(records.len(), asked);
     assert!(records.iter().all(|r| r.error.is_none()));
@@ -144,12 +212,18 @@ fn protocol_order_follows_appendix_a() {
 
 #[test]
 fn selection_asks_only_the_selected_requests_and_preservation() {
-    let instance = lite().instances.iter().find(|i| i.requests.len() >= 2).expect("an instance with two requests").clone();
+    let instance = lite()
+        .instances
+        .iter()
+        .find(|i| i.requests.len() >= 2)
+        .expect("an instance with two requests")
+        .clone();
     let chosen = instance.requests[0].id.clone();
     let factory = builtin::factory("naive-rag").unwrap();
     let runner = runner(factory);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let records = rt.block_on(runner.run_instance(&instance, &Selection::Requests([chosen.clone()].into())));
+    let records =
+        rt.block_on(runner.run_instance(&instance, &Selection::Requests([chosen.clone()].into())));
     assert!(!records.is_empty());
     for r in &records {
         match &r.request {
@@ -157,7 +231,14 @@ fn selection_asks_only_the_selected_requests_and_preservation() {
             None => assert_eq!(r.suite, Suite::Preservation),
         }
     }
-    assert_eq!(records.iter().filter(|r| r.suite == Suite::Preservation).count(), 6, "3 preservation questions on both versions");
+    assert_eq!(
+        records
+            .iter()
+            .filter(|r| r.suite == Suite::Preservation)
+            .count(),
+        6,
+        "3 preservation questions on both versions"
+    );
 }
 
 /// Fails every `query` whose question contains "address", and crashes on a marker turn.
@@ -187,17 +268,38 @@ fn failing_calls_are_retried_then_recorded_as_errors_and_the_run_goes_on() {
     let instances = small();
     let attempts = Arc::new(Mutex::new(0));
     let a2 = attempts.clone();
-    let factory: SharedFactory = Arc::new(FnFactory::new("flaky", move || Flaky { inner: Box::new(builtin::NaiveRag::default()), attempts: a2.clone() }));
+    let factory: SharedFactory = Arc::new(FnFactory::new("flaky", move || Flaky {
+        inner: Box::new(builtin::NaiveRag::default()),
+        attempts: a2.clone(),
+    }));
     let records = run_blocking(&runner(factory), &instances);
     let errors: Vec<&Record> = records.iter().filter(|r| r.error.is_some()).collect();
-    let failing_questions = records.iter().filter(|r| r.question.contains('?') && r.question.len() % 3 == 0).count();
-    assert_eq!(errors.len(), failing_questions, "exactly the failing queries are errors");
-    assert!(!errors.is_empty() && errors.len() < records.len(), "some but not all items fail");
+    let failing_questions = records
+        .iter()
+        .filter(|r| r.question.contains('?') && r.question.len() % 3 == 0)
+        .count();
+    assert_eq!(
+        errors.len(),
+        failing_questions,
+        "exactly the failing queries are errors"
+    );
+    assert!(
+        !errors.is_empty() && errors.len() < records.len(),
+        "some but not all items fail"
+    );
     for e in &errors {
         assert!(!e.correct, "an error never counts as correct");
         assert!(e.answer.is_none());
-        assert!(e.error.as_deref().unwrap().contains("timeout"), "{:?}", e.error);
-        assert!(e.error.as_deref().unwrap().contains("after 2 tries"), "{:?}", e.error);
+        assert!(
+            e.error.as_deref().unwrap().contains("timeout"),
+            "{:?}",
+            e.error
+        );
+        assert!(
+            e.error.as_deref().unwrap().contains("after 2 tries"),
+            "{:?}",
+            e.error
+        );
     }
     // One retry each: failing queries are attempted twice.
     assert_eq!(*attempts.lock().unwrap(), records.len() + failing_questions);
@@ -209,7 +311,10 @@ fn every_builtin_system_runs_the_whole_protocol() {
     for name in builtin::NAMES {
         let records = run_blocking(&runner(builtin::factory(name).unwrap()), &instances);
         assert!(!records.is_empty(), "{name}");
-        assert!(records.iter().all(|r| r.error.is_none()), "{name}: no errors");
+        assert!(
+            records.iter().all(|r| r.error.is_none()),
+            "{name}: no errors"
+        );
         let summary = bemula::metrics::compute(&records);
         match name {
             "null" => {
@@ -222,8 +327,16 @@ fn every_builtin_system_runs_the_whole_protocol() {
                 assert_eq!(summary.score, Some(0.0));
             }
             "transcript" | "naive-rag" => {
-                assert!(summary.ra.unwrap() > 0.6, "{name} remembers: RA {:?}", summary.ra);
-                assert!(summary.fe.unwrap() < 0.2, "{name} never forgets: FE {:?}", summary.fe);
+                assert!(
+                    summary.ra.unwrap() > 0.6,
+                    "{name} remembers: RA {:?}",
+                    summary.ra
+                );
+                assert!(
+                    summary.fe.unwrap() < 0.2,
+                    "{name} never forgets: FE {:?}",
+                    summary.fe
+                );
             }
             _ => {}
         }

@@ -8,7 +8,16 @@ use std::process::{Command, Output};
 
 fn bemula() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bemula"));
-    for var in ["BEMULA_DATA", "BEMULA_FULL", "BEMULA_SEED", "BEMULA_MIN_RPR", "BEMULA_EXPECTATIONS", "BEMULA_BLESS", "BEMULA_REPORT_DIR", "NEXTEST_RUN_ID"] {
+    for var in [
+        "BEMULA_DATA",
+        "BEMULA_FULL",
+        "BEMULA_SEED",
+        "BEMULA_MIN_RPR",
+        "BEMULA_EXPECTATIONS",
+        "BEMULA_BLESS",
+        "BEMULA_REPORT_DIR",
+        "NEXTEST_RUN_ID",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -17,7 +26,10 @@ fn bemula() -> Command {
 /// Runs `bemula test --system SYSTEM --report-dir DIR -- ARGS` with extra variables.
 fn harness(system: &str, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = bemula();
-    cmd.args(["test", "--system", system, "--report-dir"]).arg(dir).arg("--").args(args);
+    cmd.args(["test", "--system", system, "--report-dir"])
+        .arg(dir)
+        .arg("--")
+        .args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -25,7 +37,11 @@ fn harness(system: &str, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out
 }
 
 fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// Test names and their result words from libtest's pretty output: `test NAME ... ok`.
@@ -43,29 +59,49 @@ fn listed(system: &str, dir: &Path, extra: &[&str]) -> Vec<String> {
     args.extend_from_slice(extra);
     let out = harness(system, dir, &args, &[]);
     assert!(out.status.success(), "{}", text(&out));
-    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.strip_suffix(": test")).map(str::to_string).collect()
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_string)
+        .collect()
 }
 
 fn records(dir: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl written");
-    text.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect()
 }
 
 #[test]
 fn lists_one_test_per_request_with_stable_sorted_names() {
     let dir = tempfile::tempdir().unwrap();
     let names = listed("null", dir.path(), &[]);
-    let data = bemula::generate::generate(&bemula::generate::GenConfig { seed: 42, lite: true });
-    assert_eq!(names.len(), data.request_count(), "one test per request of the Lite data");
+    let data = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 42,
+        lite: true,
+    });
+    assert_eq!(
+        names.len(),
+        data.request_count(),
+        "one test per request of the Lite data"
+    );
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted, "names are sorted");
     for name in &names {
         let parts: Vec<&str> = name.split("::").collect();
         assert_eq!(parts.len(), 3, "{name}");
-        assert!(parts[2].starts_with('F') && parts[2].contains('_'), "{name}");
+        assert!(
+            parts[2].starts_with('F') && parts[2].contains('_'),
+            "{name}"
+        );
     }
-    assert_eq!(listed("null", dir.path(), &[]), names, "names are stable between runs");
+    assert_eq!(
+        listed("null", dir.path(), &[]),
+        names,
+        "names are stable between runs"
+    );
     // --list writes no reports.
     assert!(!dir.path().join("results.jsonl").exists());
 }
@@ -76,8 +112,18 @@ fn filters_by_type_name_tier_and_instance() {
     let all = listed("null", dir.path(), &[]);
     let f3 = listed("null", dir.path(), &["F3"]);
     assert!(!f3.is_empty());
-    assert_eq!(f3, all.iter().filter(|n| n.contains("F3")).cloned().collect::<Vec<_>>());
-    assert_eq!(listed("null", dir.path(), &["semantic"]), f3, "the type's name selects the same tests");
+    assert_eq!(
+        f3,
+        all.iter()
+            .filter(|n| n.contains("F3"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        listed("null", dir.path(), &["semantic"]),
+        f3,
+        "the type's name selects the same tests"
+    );
     let medium = listed("null", dir.path(), &["medium_"]);
     assert!(!medium.is_empty() && medium.iter().all(|n| n.starts_with("medium_")));
     let one = all[0].split("::").next().unwrap().to_string();
@@ -93,11 +139,23 @@ fn a_filtered_run_asks_only_the_selected_requests_of_the_selected_instances() {
     let out = harness("naive-rag", dir.path(), &["F3", "--test-threads", "2"], &[]);
     let ran = results(&out);
     assert!(!ran.is_empty(), "{}", text(&out));
-    assert!(ran.iter().all(|(n, _)| n.contains("::F3_semantic")), "{ran:?}");
-    let f3_instances: BTreeSet<String> = ran.iter().map(|(n, _)| n.split("::").next().unwrap().to_string()).collect();
+    assert!(
+        ran.iter().all(|(n, _)| n.contains("::F3_semantic")),
+        "{ran:?}"
+    );
+    let f3_instances: BTreeSet<String> = ran
+        .iter()
+        .map(|(n, _)| n.split("::").next().unwrap().to_string())
+        .collect();
     let recs = records(dir.path());
-    let instances: BTreeSet<String> = recs.iter().map(|r| r["instance"].as_str().unwrap().to_string()).collect();
-    assert_eq!(instances, f3_instances, "only instances with a selected request were ingested");
+    let instances: BTreeSet<String> = recs
+        .iter()
+        .map(|r| r["instance"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        instances, f3_instances,
+        "only instances with a selected request were ingested"
+    );
     for r in &recs {
         match r["request_type"].as_str() {
             Some(t) => assert_eq!(t, "F3"),
@@ -116,16 +174,28 @@ fn exact_runs_one_request_and_ingests_one_instance() {
     assert_eq!(ran.len(), 1, "{}", text(&out));
     assert_eq!(&ran[0].0, name);
     let instance = name.split("::").next().unwrap();
-    assert!(records(dir.path()).iter().all(|r| r["instance"] == instance));
+    assert!(
+        records(dir.path())
+            .iter()
+            .all(|r| r["instance"] == instance)
+    );
 }
 
 #[test]
 fn a_failing_request_fails_the_run_after_writing_reports() {
     let dir = tempfile::tempdir().unwrap();
     let out = harness("naive-rag", dir.path(), &["short_00"], &[]);
-    assert_eq!(out.status.code(), Some(101), "libtest's failure status: {}", text(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(101),
+        "libtest's failure status: {}",
+        text(&out)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("✗"), "failure messages list the failing sub-assertions:\n{stdout}");
+    assert!(
+        stdout.contains("✗"),
+        "failure messages list the failing sub-assertions:\n{stdout}"
+    );
     assert!(stdout.contains("expected:") && stdout.contains("answer:"));
     for file in ["results.jsonl", "summary.json", "summary.md", "junit.xml"] {
         assert!(dir.path().join(file).is_file(), "{file} written");
@@ -137,29 +207,65 @@ fn a_failing_request_fails_the_run_after_writing_reports() {
     assert_eq!(xml.matches("classname=\"").count(), ran.len());
     let failed = ran.iter().filter(|(_, r)| r == "FAILED").count();
     assert_eq!(xml.matches("<failure ").count(), failed);
-    assert!(xml.contains("✗") && !xml.contains('\u{1b}'), "readable failure bodies, no colour codes");
+    assert!(
+        xml.contains("✗") && !xml.contains('\u{1b}'),
+        "readable failure bodies, no colour codes"
+    );
     for (name, _) in &ran {
-        assert!(xml.contains(&format!("name=\"{name}\"")), "{name} in junit.xml");
+        assert!(
+            xml.contains(&format!("name=\"{name}\"")),
+            "{name} in junit.xml"
+        );
     }
-    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
     for key in ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"] {
-        assert!(summary["metrics"].get(key).is_some(), "summary.json has {key}");
+        assert!(
+            summary["metrics"].get(key).is_some(),
+            "summary.json has {key}"
+        );
     }
 }
 
 #[test]
 fn the_rpr_gate_decides_both_ways_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let pass = harness("naive-rag", dir.path(), &["short_00"], &[("BEMULA_MIN_RPR", "0")]);
+    let pass = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_MIN_RPR", "0")],
+    );
     assert!(pass.status.success(), "{}", text(&pass));
     assert!(text(&pass).contains("bemula gate: request pass rate") && text(&pass).contains("PASS"));
-    assert!(String::from_utf8_lossy(&pass.stdout).contains("FAILED"), "failures are still listed");
-    let fail = harness("naive-rag", dir.path(), &["short_00"], &[("BEMULA_MIN_RPR", "1")]);
+    assert!(
+        String::from_utf8_lossy(&pass.stdout).contains("FAILED"),
+        "failures are still listed"
+    );
+    let fail = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_MIN_RPR", "1")],
+    );
     assert_eq!(fail.status.code(), Some(1), "{}", text(&fail));
-    assert!(text(&fail).contains("< BEMULA_MIN_RPR 1: FAIL"), "{}", text(&fail));
-    let bad = harness("naive-rag", dir.path(), &["short_00"], &[("BEMULA_MIN_RPR", "lots")]);
+    assert!(
+        text(&fail).contains("< BEMULA_MIN_RPR 1: FAIL"),
+        "{}",
+        text(&fail)
+    );
+    let bad = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_MIN_RPR", "lots")],
+    );
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad).contains("BEMULA_MIN_RPR=\"lots\""), "{}", text(&bad));
+    assert!(
+        text(&bad).contains("BEMULA_MIN_RPR=\"lots\""),
+        "{}",
+        text(&bad)
+    );
 }
 
 #[test]
@@ -168,37 +274,90 @@ fn expectations_bless_expected_failures_regressions_and_unexpected_passes() {
     let file = dir.path().join("expected.txt");
     let file_s = file.to_str().unwrap();
     let filter = "short_00";
-    let bless = harness("naive-rag", dir.path(), &[filter], &[("BEMULA_EXPECTATIONS", file_s), ("BEMULA_BLESS", "1")]);
+    let bless = harness(
+        "naive-rag",
+        dir.path(),
+        &[filter],
+        &[("BEMULA_EXPECTATIONS", file_s), ("BEMULA_BLESS", "1")],
+    );
     assert!(bless.status.success(), "{}", text(&bless));
-    let failing: Vec<String> = results(&bless).into_iter().filter(|(_, r)| r == "FAILED").map(|(n, _)| n).collect();
-    let listed: Vec<String> = std::fs::read_to_string(&file).unwrap().lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect();
+    let failing: Vec<String> = results(&bless)
+        .into_iter()
+        .filter(|(_, r)| r == "FAILED")
+        .map(|(n, _)| n)
+        .collect();
+    let listed: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
     assert_eq!(listed, failing, "bless lists exactly the failing requests");
     assert!(!failing.is_empty());
 
-    let again = harness("naive-rag", dir.path(), &[filter], &[("BEMULA_EXPECTATIONS", file_s)]);
-    assert!(again.status.success(), "known failures do not fail the run: {}", text(&again));
-    assert!(text(&again).contains(&format!("{} expected failures, 0 unexpected passes, 0 regressions", failing.len())));
+    let again = harness(
+        "naive-rag",
+        dir.path(),
+        &[filter],
+        &[("BEMULA_EXPECTATIONS", file_s)],
+    );
+    assert!(
+        again.status.success(),
+        "known failures do not fail the run: {}",
+        text(&again)
+    );
+    assert!(text(&again).contains(&format!(
+        "{} expected failures, 0 unexpected passes, 0 regressions",
+        failing.len()
+    )));
 
     // Drop one known failure: it is now a regression.
     let rest: String = failing[1..].iter().map(|n| format!("{n}\n")).collect();
     std::fs::write(&file, rest).unwrap();
-    let regress = harness("naive-rag", dir.path(), &[filter], &[("BEMULA_EXPECTATIONS", file_s)]);
+    let regress = harness(
+        "naive-rag",
+        dir.path(),
+        &[filter],
+        &[("BEMULA_EXPECTATIONS", file_s)],
+    );
     assert!(!regress.status.success());
-    assert!(text(&regress).contains("1 regressions"), "{}", text(&regress));
+    assert!(
+        text(&regress).contains("1 regressions"),
+        "{}",
+        text(&regress)
+    );
 
     // A passing request listed as a known failure is reported as unexpectedly passing.
-    let passing: Vec<String> = results(&bless).into_iter().filter(|(_, r)| r == "ok").map(|(n, _)| n).collect();
+    let passing: Vec<String> = results(&bless)
+        .into_iter()
+        .filter(|(_, r)| r == "ok")
+        .map(|(n, _)| n)
+        .collect();
     if let Some(p) = passing.first() {
         let mut all = failing.clone();
         all.push(p.clone());
         std::fs::write(&file, all.join("\n")).unwrap();
-        let unexpected = harness("naive-rag", dir.path(), &[filter], &[("BEMULA_EXPECTATIONS", file_s)]);
+        let unexpected = harness(
+            "naive-rag",
+            dir.path(),
+            &[filter],
+            &[("BEMULA_EXPECTATIONS", file_s)],
+        );
         assert!(unexpected.status.success());
-        assert!(text(&unexpected).contains(&format!("unexpectedly passing: {p}")), "{}", text(&unexpected));
+        assert!(
+            text(&unexpected).contains(&format!("unexpectedly passing: {p}")),
+            "{}",
+            text(&unexpected)
+        );
     }
     // A malformed expectations file is an error naming the line.
     std::fs::write(&file, "not a test name\n").unwrap();
-    let bad = harness("naive-rag", dir.path(), &[filter], &[("BEMULA_EXPECTATIONS", file_s)]);
+    let bad = harness(
+        "naive-rag",
+        dir.path(),
+        &[filter],
+        &[("BEMULA_EXPECTATIONS", file_s)],
+    );
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad).contains("expected.txt:1:"), "{}", text(&bad));
 }
@@ -213,13 +372,23 @@ fn process_per_test_parts_assemble_into_the_same_summary() {
     assert!(names.len() >= 3);
     let split = tempfile::tempdir().unwrap();
     for name in &names {
-        let out = harness("naive-rag", split.path(), &["--exact", name], &[("NEXTEST_RUN_ID", "run-1")]);
+        let out = harness(
+            "naive-rag",
+            split.path(),
+            &["--exact", name],
+            &[("NEXTEST_RUN_ID", "run-1")],
+        );
         assert!(results(&out).len() == 1, "{}", text(&out));
     }
-    assert!(!split.path().join("summary.json").exists(), "processes leave parts, not summaries");
+    assert!(
+        !split.path().join("summary.json").exists(),
+        "processes leave parts, not summaries"
+    );
     let report = bemula().arg("report").arg(split.path()).output().unwrap();
     assert!(report.status.success(), "{}", text(&report));
-    let read = |d: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap() };
+    let read = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap()
+    };
     let (a, b) = (read(plain.path()), read(split.path()));
     assert_eq!(a["metrics"], b["metrics"]);
     assert_eq!(a["requests"], b["requests"]);
@@ -230,7 +399,12 @@ fn process_per_test_parts_assemble_into_the_same_summary() {
 fn missing_data_is_an_error_not_an_empty_pass() {
     let dir = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let out = harness("null", dir.path(), &[], &[("BEMULA_DATA", empty.path().to_str().unwrap())]);
+    let out = harness(
+        "null",
+        dir.path(),
+        &[],
+        &[("BEMULA_DATA", empty.path().to_str().unwrap())],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no instance files"), "{}", text(&out));
 }

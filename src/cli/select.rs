@@ -1,0 +1,175 @@
+//! Turning command-line specs into the parts of a run: the system (`naive-rag`,
+//! `cmd:python3 adapter.py`, `http://…`, `full-context:MODEL`), the judge (`rule`,
+//! `llm:MODEL[+MODEL…]`) and the answerer (`extractive`, `llm:MODEL`). Shared by
+//! `bemula run` and `bemula test`; LLM parts are checked once by a preflight call.
+
+use crate::answer::{Answerer, Extractive};
+use crate::judge::Judge;
+use crate::judge::rule::RuleJudge;
+use crate::system::remote::{self, RemoteFactory, RemoteOptions};
+use crate::system::{SharedFactory, builtin};
+use std::sync::Arc;
+
+type Error = Box<dyn std::error::Error>;
+
+/// Endpoint settings for LLM parts, with the usage meter they all count into.
+#[derive(Clone)]
+pub struct LlmContext {
+    #[cfg(feature = "llm")]
+    args: crate::llm::LlmArgs,
+    #[cfg(feature = "llm")]
+    meter: Arc<crate::llm::UsageMeter>,
+}
+
+impl LlmContext {
+    /// The context of the given endpoint flags.
+    #[cfg(feature = "llm")]
+    pub fn new(args: crate::llm::LlmArgs) -> LlmContext {
+        LlmContext {
+            args,
+            meter: Arc::new(crate::llm::UsageMeter::new()),
+        }
+    }
+
+    /// A context without LLM support (the `llm` feature is off).
+    #[cfg(not(feature = "llm"))]
+    pub fn new() -> LlmContext {
+        LlmContext {}
+    }
+
+    /// Usage of every model call so far, as JSON for the run's configuration, or
+    /// `None` when no model was called.
+    pub fn usage(&self) -> Option<serde_json::Value> {
+        #[cfg(feature = "llm")]
+        {
+            let snapshot = self.meter.snapshot();
+            let value = serde_json::to_value(snapshot).ok()?;
+            let printed = snapshot.to_string();
+            if printed.trim().is_empty() || value.as_object().is_some_and(|m| m.is_empty()) {
+                return None;
+            }
+            Some(value)
+        }
+        #[cfg(not(feature = "llm"))]
+        None
+    }
+
+    /// Usage as text for the terminal.
+    pub fn usage_text(&self) -> Option<String> {
+        #[cfg(feature = "llm")]
+        {
+            self.usage()?;
+            Some(self.meter.snapshot().to_string())
+        }
+        #[cfg(not(feature = "llm"))]
+        None
+    }
+}
+
+/// A system under test, with its adapter client when it is one.
+pub struct SelectedSystem {
+    /// The factory the runner uses.
+    pub factory: SharedFactory,
+    /// The adapter client, for its stderr tail.
+    pub remote: Option<Arc<RemoteFactory>>,
+}
+
+/// The system a spec names. `jobs` bounds an adapter's calls in flight.
+pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    if let Some(factory) = builtin::factory(spec) {
+        return Ok(SelectedSystem {
+            factory,
+            remote: None,
+        });
+    }
+    if spec.starts_with("cmd:") || spec.starts_with("http://") || spec.starts_with("https://") {
+        let options = RemoteOptions {
+            max_in_flight: jobs.max(1) * 4,
+            ..RemoteOptions::default()
+        };
+        let client = Arc::new(remote::connect(spec, &options).await?);
+        return Ok(SelectedSystem {
+            factory: client.clone(),
+            remote: Some(client),
+        });
+    }
+    if spec == "full-context" || spec.starts_with("full-context:") {
+        return full_context(spec, llm);
+    }
+    let _ = llm;
+    Err(format!(
+        "unknown system {spec:?}: expected one of {}, `full-context:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
+        builtin::NAMES.join(", ")
+    )
+    .into())
+}
+
+#[cfg(feature = "llm")]
+fn full_context(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    let model = spec
+        .strip_prefix("full-context:")
+        .filter(|m| !m.is_empty())
+        .ok_or("the full-context system needs a model: `--system full-context:MODEL`")?;
+    let config = llm.args.config(model)?;
+    let factory = crate::llm::full_context_factory(config, llm.meter.clone())?;
+    Ok(SelectedSystem {
+        factory,
+        remote: None,
+    })
+}
+
+#[cfg(not(feature = "llm"))]
+fn full_context(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    Err("the full-context system needs the `llm` feature of bemula".into())
+}
+
+/// The judge a spec names; an LLM judge is checked by one preflight call per model.
+pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
+    if spec == "rule" {
+        return Ok(Arc::new(RuleJudge));
+    }
+    #[cfg(feature = "llm")]
+    {
+        let base = llm.args.config("")?;
+        match crate::llm::parse_judge_spec(spec, &base)? {
+            crate::llm::JudgeSpec::Rule => Ok(Arc::new(RuleJudge)),
+            crate::llm::JudgeSpec::Llm(configs) => {
+                let judge = crate::llm::LlmJudge::from_configs(&configs, llm.meter.clone())?;
+                judge.preflight().await?;
+                Ok(Arc::new(judge))
+            }
+        }
+    }
+    #[cfg(not(feature = "llm"))]
+    {
+        let _ = llm;
+        Err(format!(
+            "unknown judge {spec:?}: this build has only `rule` (LLM judges need the `llm` feature)"
+        )
+        .into())
+    }
+}
+
+/// The answerer a spec names; an LLM answerer is checked by a preflight call.
+pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>, Error> {
+    if spec == "extractive" {
+        return Ok(Arc::new(Extractive));
+    }
+    #[cfg(feature = "llm")]
+    {
+        let base = llm.args.config("")?;
+        match crate::llm::parse_answerer_spec(spec, &base)? {
+            crate::llm::AnswererSpec::Extractive => Ok(Arc::new(Extractive)),
+            crate::llm::AnswererSpec::Llm(config) => {
+                let answerer = crate::llm::LlmAnswerer::from_config(config, llm.meter.clone())?;
+                answerer.client().preflight().await?;
+                Ok(Arc::new(answerer))
+            }
+        }
+    }
+    #[cfg(not(feature = "llm"))]
+    {
+        let _ = llm;
+        Err(format!("unknown answerer {spec:?}: this build has only `extractive` (LLM answerers need the `llm` feature)").into())
+    }
+}

@@ -1,0 +1,617 @@
+//! Memory systems in another process, reached over the `bemula-adapter/1` protocol
+//! (JSON-RPC 2.0; the specification is `conformance/PROTOCOL.md`).
+//!
+//! [`connect`] turns a spec string into a [`RemoteFactory`]:
+//! - `cmd:python3 my_adapter.py --flag` spawns the adapter and speaks newline-delimited
+//!   JSON over its stdin and stdout ([`stdio`]);
+//! - `http://host:port/path` (or `https://`) posts one request per HTTP body (the `http`
+//!   cargo feature).
+//!
+//! The factory's [`make`](crate::system::SystemFactory::make) returns cheap handles that
+//! share the one connection, so many namespaces run through it at once. The other
+//! direction, wrapping any [`SystemFactory`] as an adapter, lives in [`server`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use bemula::system::remote::{connect, RemoteOptions};
+//! use bemula::system::{Namespace, SystemFactory};
+//! let factory = connect("cmd:python3 adapters/python/example_memory.py", &RemoteOptions::default()).await?;
+//! let ns = Namespace("short_001/forget".into());
+//! let mut system = factory.make(&ns).await?;
+//! system.reset(&ns).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod check;
+#[cfg(feature = "http")]
+mod http;
+mod httpd;
+pub mod loopback;
+pub mod server;
+pub mod stdio;
+pub mod wire;
+
+use crate::system::{
+    AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SystemError, SystemFactory,
+    SystemInfo, SystemResult, TurnInput,
+};
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use wire::{HandshakeResult, PROTOCOL_VERSION, RpcError, method};
+
+/// How the client talks to a remote system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteOptions {
+    /// Longest wait for one call (each attempt of it); the default is 60 s.
+    pub timeout: Duration,
+    /// How many times a call is retried after a transient failure that left the system
+    /// untouched (HTTP: refused connection, 429, 5xx; both: the `busy` error code).
+    pub retries: u32,
+    /// Most calls in flight at once through the connection.
+    pub max_in_flight: usize,
+    /// How many times a crashed stdio adapter is restarted before every call fails.
+    pub restart_limit: u32,
+}
+
+impl Default for RemoteOptions {
+    fn default() -> RemoteOptions {
+        RemoteOptions {
+            timeout: Duration::from_secs(60),
+            retries: 3,
+            max_in_flight: 16,
+            restart_limit: 3,
+        }
+    }
+}
+
+/// Why [`connect`] could not reach a remote system.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RemoteError {
+    /// The spec is neither `cmd:…` nor an `http(s)://` URL, or cannot be parsed.
+    #[error("bad adapter spec `{spec}`: {reason}")]
+    BadSpec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An `http(s)://` spec, but the crate was built without the `http` feature.
+    #[error("adapter spec `{spec}` needs HTTP, but bemula was built without the `http` feature")]
+    HttpDisabled {
+        /// The spec as given.
+        spec: String,
+    },
+    /// The adapter process could not be started.
+    #[error("could not start adapter `{spec}`: {message}")]
+    Spawn {
+        /// The spec as given.
+        spec: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The handshake failed or its answer was malformed.
+    #[error("handshake with adapter `{spec}` failed: {message}")]
+    Handshake {
+        /// The spec as given.
+        spec: String,
+        /// What went wrong (for stdio adapters, with the tail of their stderr).
+        message: String,
+    },
+}
+
+/// A failed call, as the client sees it: a [`SystemError`] plus the JSON-RPC error code
+/// when the adapter sent an error object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct CallError {
+    /// Class of the failure.
+    pub kind: ErrorKind,
+    /// What happened, in words.
+    pub message: String,
+    /// The JSON-RPC error code, when the adapter answered with an error object.
+    pub code: Option<i64>,
+    /// Whether the call may be retried without risk (the system did not act on it).
+    pub(crate) retryable: bool,
+    /// How long the server asked us to wait before retrying.
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl CallError {
+    /// A failure of the given kind, not retryable.
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> CallError {
+        CallError {
+            kind,
+            message: message.into(),
+            code: None,
+            retryable: false,
+            retry_after: None,
+        }
+    }
+
+    /// Marks the failure as safe to retry.
+    pub(crate) fn retryable(mut self, after: Option<Duration>) -> CallError {
+        self.retryable = true;
+        self.retry_after = after;
+        self
+    }
+
+    /// The failure for a JSON-RPC error object answering `method`.
+    pub(crate) fn from_rpc(method: &str, error: &RpcError) -> CallError {
+        let kind = wire::error_kind(error);
+        let mut out = CallError::new(
+            kind,
+            format!(
+                "adapter answered `{method}` with error {}: {}",
+                error.code, error.message
+            ),
+        );
+        out.code = Some(error.code);
+        if error.code == wire::code::BUSY {
+            let after = error
+                .data
+                .as_ref()
+                .and_then(|d| d.get("retry_after_ms"))
+                .and_then(Value::as_u64)
+                .map(Duration::from_millis);
+            out = out.retryable(after);
+        }
+        out
+    }
+}
+
+impl From<CallError> for SystemError {
+    fn from(err: CallError) -> SystemError {
+        SystemError::new(err.kind, err.message)
+    }
+}
+
+/// Which transport a [`RemoteFactory`] uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// A child process spoken to over stdin and stdout.
+    Stdio,
+    /// HTTP POSTs to a URL.
+    Http,
+}
+
+enum Transport {
+    Stdio(stdio::StdioClient),
+    #[cfg(feature = "http")]
+    Http(http::HttpClient),
+}
+
+impl Transport {
+    /// One attempt of a call; returns the result and the adapter generation that served it.
+    async fn call_once(
+        &self,
+        method: &str,
+        params: &Value,
+        expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        match self {
+            Transport::Stdio(client) => {
+                client
+                    .call(method, params, expect_generation, timeout)
+                    .await
+            }
+            #[cfg(feature = "http")]
+            Transport::Http(client) => client
+                .call(method, params, timeout)
+                .await
+                .map(|value| (value, 0)),
+        }
+    }
+}
+
+struct Client {
+    spec: String,
+    options: RemoteOptions,
+    transport: Transport,
+    permits: Semaphore,
+    handshake: HandshakeResult,
+    raw_handshake: Value,
+}
+
+impl Client {
+    /// A call with bounded retries (exponential backoff, honouring the server's wait).
+    async fn call(
+        &self,
+        method: &str,
+        params: Value,
+        expect_generation: Option<u64>,
+    ) -> Result<(Value, u64), CallError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| CallError::new(ErrorKind::Connection, "the client is closed"))?;
+        let mut attempt = 0u32;
+        loop {
+            let outcome = self
+                .transport
+                .call_once(method, &params, expect_generation, self.options.timeout)
+                .await;
+            match outcome {
+                Err(err) if err.retryable && attempt < self.options.retries => {
+                    tokio::time::sleep(backoff(attempt, err.retry_after)).await;
+                    attempt += 1;
+                }
+                Err(mut err) if err.retryable && attempt > 0 => {
+                    err.message = format!("{} (after {} retries)", err.message, attempt);
+                    return Err(err);
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// The wait before retry number `attempt + 1`: 100 ms doubling up to 5 s, or longer when
+/// the server asked for it (capped at 60 s).
+fn backoff(attempt: u32, asked: Option<Duration>) -> Duration {
+    let exp = Duration::from_millis(100u64.saturating_mul(1 << attempt.min(16)));
+    let exp = exp.min(Duration::from_secs(5));
+    asked
+        .map_or(exp, |asked| asked.max(exp))
+        .min(Duration::from_secs(60))
+}
+
+/// The parameters of the handshake this client sends.
+pub(crate) fn handshake_params() -> Value {
+    json!({
+        "protocol": PROTOCOL_VERSION,
+        "client": {"name": "bemula", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// Checks a handshake answer: the protocol version must match and the shape must parse.
+pub(crate) fn parse_handshake(value: &Value) -> Result<HandshakeResult, String> {
+    let protocol = value.get("protocol").and_then(Value::as_str);
+    match protocol {
+        Some(PROTOCOL_VERSION) => {}
+        Some(other) => {
+            return Err(format!(
+                "adapter speaks protocol `{other}`, this client speaks `{PROTOCOL_VERSION}`"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "handshake result has no `protocol` string: {}",
+                wire::brief(value)
+            ));
+        }
+    }
+    let mut value = value.clone();
+    // Capabilities may be left out; the defaults assume the most work.
+    if let Value::Object(obj) = &mut value {
+        obj.entry("capabilities")
+            .or_insert_with(|| json!(wire::Capabilities::default()));
+    }
+    serde_json::from_value(value).map_err(|e| format!("malformed handshake result: {e}"))
+}
+
+/// A remote memory system: the factory side. Cheap to share; see the module docs.
+#[derive(Clone)]
+pub struct RemoteFactory {
+    client: Arc<Client>,
+}
+
+impl std::fmt::Debug for RemoteFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteFactory")
+            .field("spec", &self.client.spec)
+            .field("handshake", &self.client.handshake)
+            .finish()
+    }
+}
+
+/// Connects to the adapter named by `spec` (`cmd:…` or `http(s)://…`) and runs the
+/// handshake. A failure names the spec and says what went wrong.
+pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactory, RemoteError> {
+    let bad = |reason: &str| RemoteError::BadSpec {
+        spec: spec.to_string(),
+        reason: reason.to_string(),
+    };
+    if options.max_in_flight == 0 {
+        return Err(bad("max_in_flight must be at least 1"));
+    }
+    let (transport, raw) = if let Some(command) = spec.strip_prefix("cmd:") {
+        let (client, raw) = stdio::StdioClient::start(spec, command, options).await?;
+        (Transport::Stdio(client), raw)
+    } else if spec.starts_with("http://") || spec.starts_with("https://") {
+        http_transport(spec, options).await?
+    } else {
+        return Err(bad(
+            "expected `cmd:<command line>` or an `http://` / `https://` URL",
+        ));
+    };
+    let handshake = parse_handshake(&raw).map_err(|message| RemoteError::Handshake {
+        spec: spec.to_string(),
+        message,
+    })?;
+    Ok(RemoteFactory {
+        client: Arc::new(Client {
+            spec: spec.to_string(),
+            options: options.clone(),
+            transport,
+            permits: Semaphore::new(options.max_in_flight),
+            handshake,
+            raw_handshake: raw,
+        }),
+    })
+}
+
+#[cfg(feature = "http")]
+async fn http_transport(
+    spec: &str,
+    options: &RemoteOptions,
+) -> Result<(Transport, Value), RemoteError> {
+    let client = http::HttpClient::new(spec)?;
+    let mut attempt = 0;
+    loop {
+        match client
+            .call(method::HANDSHAKE, &handshake_params(), options.timeout)
+            .await
+        {
+            Ok(raw) => return Ok((Transport::Http(client), raw)),
+            Err(err) if err.retryable && attempt < options.retries => {
+                tokio::time::sleep(backoff(attempt, err.retry_after)).await;
+                attempt += 1;
+            }
+            Err(err) => {
+                return Err(RemoteError::Handshake {
+                    spec: spec.to_string(),
+                    message: err.to_string(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "http"))]
+async fn http_transport(
+    spec: &str,
+    _options: &RemoteOptions,
+) -> Result<(Transport, Value), RemoteError> {
+    Err(RemoteError::HttpDisabled {
+        spec: spec.to_string(),
+    })
+}
+
+impl RemoteFactory {
+    /// The adapter's handshake answer, parsed.
+    pub fn handshake(&self) -> &HandshakeResult {
+        &self.client.handshake
+    }
+
+    /// The adapter's handshake answer exactly as it arrived.
+    pub fn raw_handshake(&self) -> &Value {
+        &self.client.raw_handshake
+    }
+
+    /// The spec this factory was connected with.
+    pub fn spec(&self) -> &str {
+        &self.client.spec
+    }
+
+    /// The transport in use.
+    pub fn transport(&self) -> TransportKind {
+        match self.client.transport {
+            Transport::Stdio(_) => TransportKind::Stdio,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => TransportKind::Http,
+        }
+    }
+
+    /// The last 64 KiB of a stdio adapter's stderr (across restarts); `None` over HTTP.
+    pub fn stderr_tail(&self) -> Option<String> {
+        match &self.client.transport {
+            Transport::Stdio(client) => Some(client.stderr_tail()),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// How many times the stdio adapter has been restarted after a crash.
+    pub fn restarts(&self) -> u32 {
+        match &self.client.transport {
+            Transport::Stdio(client) => client.restarts(),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => 0,
+        }
+    }
+
+    /// Sends any method with any params and returns the raw result (for protocol checks).
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
+        self.client
+            .call(method, params, None)
+            .await
+            .map(|(value, _)| value)
+    }
+
+    /// Asks the adapter to stop; for stdio, waits (briefly) for the process to exit and
+    /// kills it if it does not.
+    pub async fn shutdown(&self) -> Result<(), CallError> {
+        let result = self.call(method::SHUTDOWN, json!({})).await.map(|_| ());
+        match &self.client.transport {
+            Transport::Stdio(client) => client.close().await,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => {}
+        }
+        result
+    }
+}
+
+#[async_trait]
+impl SystemFactory for RemoteFactory {
+    async fn make(&self, _ns: &Namespace) -> SystemResult<Box<dyn AsyncMemorySystem>> {
+        Ok(Box::new(RemoteSystem {
+            client: self.client.clone(),
+            generation: None,
+        }))
+    }
+
+    fn info(&self) -> SystemInfo {
+        let handshake = &self.client.handshake;
+        let mut settings = handshake.settings.clone();
+        settings.insert("protocol".into(), handshake.protocol.clone().into());
+        settings.insert("capabilities".into(), json!(handshake.capabilities));
+        let transport = match self.transport() {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+        };
+        settings.insert("transport".into(), transport.into());
+        settings.insert("adapter".into(), self.client.spec.clone().into());
+        SystemInfo {
+            name: handshake.name.clone(),
+            version: handshake.version.clone(),
+            settings,
+        }
+    }
+}
+
+/// One namespace's handle on a remote system; all handles share the factory's connection.
+///
+/// A stdio adapter that was restarted after a crash has lost every namespace's memory; a
+/// handle whose namespace was reset on the old process then fails its calls as
+/// [`ErrorKind::Crashed`] until the namespace is reset again, so lost memory never reads
+/// as forgetting.
+pub struct RemoteSystem {
+    client: Arc<Client>,
+    generation: Option<u64>,
+}
+
+impl RemoteSystem {
+    async fn call(&self, method: &str, params: Value) -> SystemResult<Value> {
+        let (value, _) = self.client.call(method, params, self.generation).await?;
+        Ok(value)
+    }
+}
+
+#[async_trait]
+impl AsyncMemorySystem for RemoteSystem {
+    async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+        let (_, generation) = self
+            .client
+            .call(method::RESET, json!({ "namespace": ns }), None)
+            .await?;
+        self.generation = Some(generation);
+        Ok(())
+    }
+
+    async fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        self.call(
+            method::START_SESSION,
+            json!({ "namespace": ns, "session": session }),
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+        self.call(method::OBSERVE, json!({ "namespace": ns, "turn": turn }))
+            .await
+            .map(drop)
+    }
+
+    async fn end_session(&mut self, ns: &Namespace) -> SystemResult<()> {
+        self.call(method::END_SESSION, json!({ "namespace": ns }))
+            .await
+            .map(drop)
+    }
+
+    async fn flush(&mut self, ns: &Namespace) -> SystemResult<()> {
+        self.call(method::FLUSH, json!({ "namespace": ns }))
+            .await
+            .map(drop)
+    }
+
+    async fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
+        let value = self
+            .call(
+                method::QUERY,
+                json!({ "namespace": ns, "question": question }),
+            )
+            .await?;
+        wire::parse_query_result(&value).map_err(|message| {
+            SystemError::new(
+                ErrorKind::Protocol,
+                format!("adapter `{}`: {message}", self.client.spec),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_honours_the_server() {
+        assert_eq!(backoff(0, None), Duration::from_millis(100));
+        assert_eq!(backoff(1, None), Duration::from_millis(200));
+        assert_eq!(backoff(10, None), Duration::from_secs(5));
+        assert_eq!(
+            backoff(0, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            backoff(0, Some(Duration::from_secs(600))),
+            Duration::from_secs(60)
+        );
+    }
+
+    #[test]
+    fn handshake_is_checked() {
+        let ok = parse_handshake(&json!({
+            "protocol": PROTOCOL_VERSION, "name": "x",
+            "capabilities": {"query": "memories", "flush": false, "sessions": true}
+        }))
+        .unwrap();
+        assert_eq!(ok.capabilities.query, wire::QueryCapability::Memories);
+        let defaulted =
+            parse_handshake(&json!({"protocol": PROTOCOL_VERSION, "name": "x"})).unwrap();
+        assert_eq!(defaulted.capabilities, wire::Capabilities::default());
+        let err =
+            parse_handshake(&json!({"protocol": "bemula-adapter/9", "name": "x"})).unwrap_err();
+        assert!(err.contains("bemula-adapter/9"), "{err}");
+        assert!(parse_handshake(&json!({"name": "x"})).is_err());
+        assert!(parse_handshake(&json!({"protocol": PROTOCOL_VERSION})).is_err());
+    }
+
+    #[cfg(not(feature = "http"))]
+    #[tokio::test]
+    async fn http_specs_need_the_http_feature() {
+        let err = connect("http://127.0.0.1:1/rpc", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RemoteError::HttpDisabled { .. }), "{err}");
+    }
+
+    #[tokio::test]
+    async fn bad_specs_are_clear_errors() {
+        let err = connect("ftp://x", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RemoteError::BadSpec { .. }), "{err}");
+        assert!(err.to_string().contains("ftp://x"));
+        let err = connect("cmd:", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("cmd:"), "{err}");
+        let err = connect("cmd:python3 'unclosed", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RemoteError::BadSpec { .. }), "{err}");
+        let err = connect("cmd:/nonexistent/adapter-binary", &RemoteOptions::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, RemoteError::Spawn { .. }), "{err}");
+    }
+}

@@ -1,0 +1,502 @@
+//! The stdio transport: an adapter process spawned from a command line (split like a
+//! shell splits words, never run by a shell), one JSON-RPC message per line on its stdin
+//! and stdout, concurrent calls multiplexed by id.
+//!
+//! The process's stderr is kept as a bounded tail ([`STDERR_TAIL_BYTES`]). When the
+//! process dies, the calls in flight fail as [`ErrorKind::Crashed`] and the next call
+//! restarts it (with a fresh handshake), at most `restart_limit` times.
+
+use super::wire::{self, method};
+use super::{CallError, RemoteError, RemoteOptions};
+use crate::system::ErrorKind;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::oneshot;
+
+/// How much of an adapter's stderr is kept.
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// What a caller receives: the adapter's outcome (result or error object), or a
+/// transport failure.
+type Waiter = oneshot::Sender<Result<Result<Value, wire::RpcError>, CallError>>;
+
+/// Calls awaiting their response from one process.
+#[derive(Default)]
+struct Pending {
+    alive: bool,
+    waiters: HashMap<u64, Waiter>,
+}
+
+/// One running adapter process.
+struct Proc {
+    generation: u64,
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    pending: Arc<Mutex<Pending>>,
+    child: Arc<tokio::sync::Mutex<Child>>,
+}
+
+impl Proc {
+    fn is_alive(&self) -> bool {
+        lock(&self.pending).alive
+    }
+}
+
+struct State {
+    proc: Option<Arc<Proc>>,
+    generation: u64,
+    restarts: u32,
+}
+
+/// A client for one adapter command; restarts the process after a crash.
+pub(crate) struct StdioClient {
+    spec: String,
+    argv: Vec<String>,
+    state: tokio::sync::Mutex<State>,
+    next_id: AtomicU64,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    restarts: AtomicU64,
+    restart_limit: u32,
+    timeout: Duration,
+}
+
+/// Locks a std mutex, recovering the data if a holder panicked (the data stays valid:
+/// every critical section leaves it consistent).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl StdioClient {
+    /// Splits the command, starts the process and runs the handshake; returns the
+    /// client and the raw handshake result.
+    pub(crate) async fn start(
+        spec: &str,
+        command: &str,
+        options: &RemoteOptions,
+    ) -> Result<(StdioClient, Value), RemoteError> {
+        let bad = |reason: &str| RemoteError::BadSpec {
+            spec: spec.to_string(),
+            reason: reason.to_string(),
+        };
+        let argv = shlex::split(command)
+            .ok_or_else(|| bad("the command line has an unclosed quote or a stray escape"))?;
+        if argv.is_empty() {
+            return Err(bad("the command line after `cmd:` is empty"));
+        }
+        let client = StdioClient {
+            spec: spec.to_string(),
+            argv,
+            state: tokio::sync::Mutex::new(State {
+                proc: None,
+                generation: 0,
+                restarts: 0,
+            }),
+            next_id: AtomicU64::new(1),
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
+            restarts: AtomicU64::new(0),
+            restart_limit: options.restart_limit,
+            timeout: options.timeout,
+        };
+        let mut state = client.state.lock().await;
+        let proc = client
+            .spawn(state.generation + 1)
+            .map_err(|message| RemoteError::Spawn {
+                spec: spec.to_string(),
+                message,
+            })?;
+        let raw = client
+            .handshake(&proc)
+            .await
+            .map_err(|err| RemoteError::Handshake {
+                spec: spec.to_string(),
+                message: client.with_stderr(err.to_string()),
+            })?;
+        state.generation = proc.generation;
+        state.proc = Some(proc);
+        drop(state);
+        Ok((client, raw))
+    }
+
+    /// The last [`STDERR_TAIL_BYTES`] of the adapter's stderr, as text.
+    pub(crate) fn stderr_tail(&self) -> String {
+        let tail = lock(&self.stderr);
+        let (a, b) = tail.as_slices();
+        let mut bytes = Vec::with_capacity(a.len() + b.len());
+        bytes.extend_from_slice(a);
+        bytes.extend_from_slice(b);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// How many times the process was restarted.
+    pub(crate) fn restarts(&self) -> u32 {
+        self.restarts.load(Ordering::Relaxed) as u32
+    }
+
+    /// A message with the last lines of stderr appended, when there are any.
+    fn with_stderr(&self, message: String) -> String {
+        let tail = self.stderr_tail();
+        let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.is_empty() {
+            return message;
+        }
+        let last = &lines[lines.len().saturating_sub(5)..];
+        format!("{message}; adapter stderr ends with: {}", last.join(" | "))
+    }
+
+    fn spawn(&self, generation: u64) -> Result<Arc<Proc>, String> {
+        let mut child = Command::new(&self.argv[0])
+            .args(&self.argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot run `{}`: {e}", self.argv[0]))?;
+        let stdin = child.stdin.take().ok_or("the child has no stdin pipe")?;
+        let stdout = child.stdout.take().ok_or("the child has no stdout pipe")?;
+        let stderr_task = child.stderr.take().map(|mut stderr| {
+            let tail = self.stderr.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut tail = lock(&tail);
+                    tail.extend(&buf[..n]);
+                    let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                    tail.drain(..excess);
+                }
+            })
+        });
+        let pending = Arc::new(Mutex::new(Pending {
+            alive: true,
+            waiters: HashMap::new(),
+        }));
+        let child = Arc::new(tokio::sync::Mutex::new(child));
+        tokio::spawn(read_responses(
+            stdout,
+            pending.clone(),
+            child.clone(),
+            self.stderr.clone(),
+            stderr_task,
+        ));
+        Ok(Arc::new(Proc {
+            generation,
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            pending,
+            child,
+        }))
+    }
+
+    async fn handshake(&self, proc: &Proc) -> Result<Value, CallError> {
+        self.send(
+            proc,
+            method::HANDSHAKE,
+            &super::handshake_params(),
+            self.timeout,
+        )
+        .await
+    }
+
+    /// The live process, started or restarted as needed. A call for a namespace whose
+    /// state lives in an older process fails: that state is gone.
+    async fn live_proc(&self, expect_generation: Option<u64>) -> Result<Arc<Proc>, CallError> {
+        let mut state = self.state.lock().await;
+        if let Some(proc) = &state.proc
+            && proc.is_alive()
+            && expect_generation.is_none_or(|g| g == proc.generation)
+        {
+            return Ok(proc.clone());
+        }
+        if let Some(generation) = expect_generation
+            && state
+                .proc
+                .as_ref()
+                .is_none_or(|p| p.generation != generation || !p.is_alive())
+        {
+            return Err(CallError::new(
+                ErrorKind::Crashed,
+                format!(
+                    "adapter `{}` crashed since this namespace was reset, so its memory is \
+                     lost; reset the namespace again",
+                    self.spec
+                ),
+            ));
+        }
+        if state.restarts >= self.restart_limit {
+            return Err(CallError::new(
+                ErrorKind::Crashed,
+                self.with_stderr(format!(
+                    "adapter `{}` crashed and was restarted {} times (the limit); giving up",
+                    self.spec, state.restarts
+                )),
+            ));
+        }
+        state.restarts += 1;
+        self.restarts
+            .store(u64::from(state.restarts), Ordering::Relaxed);
+        {
+            let mut tail = lock(&self.stderr);
+            tail.extend(b"\n--- bemula: adapter restarted ---\n");
+        }
+        let proc = self
+            .spawn(state.generation + 1)
+            .map_err(|message| CallError::new(ErrorKind::Connection, message))?;
+        state.generation = proc.generation;
+        state.proc = Some(proc.clone());
+        self.handshake(&proc).await.map_err(|err| {
+            CallError::new(
+                ErrorKind::Crashed,
+                self.with_stderr(format!(
+                    "adapter `{}` was restarted but its handshake failed: {err}",
+                    self.spec
+                )),
+            )
+        })?;
+        Ok(proc)
+    }
+
+    /// One call; returns the result and the generation of the process that served it.
+    pub(crate) async fn call(
+        &self,
+        method: &str,
+        params: &Value,
+        expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        let proc = self.live_proc(expect_generation).await?;
+        let value = self.send(&proc, method, params, timeout).await?;
+        Ok((value, proc.generation))
+    }
+
+    async fn send(
+        &self,
+        proc: &Proc,
+        method: &str,
+        params: &Value,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut pending = lock(&proc.pending);
+            if !pending.alive {
+                return Err(CallError::new(
+                    ErrorKind::Crashed,
+                    self.with_stderr(format!("adapter `{}` exited", self.spec)),
+                ));
+            }
+            pending.waiters.insert(id, tx);
+        }
+        let mut line = wire::request(Some(id), method, params.clone()).to_string();
+        line.push('\n');
+        let exchange = async {
+            {
+                let mut stdin = proc.stdin.lock().await;
+                let Some(pipe) = stdin.as_mut() else {
+                    return Err(CallError::new(
+                        ErrorKind::Connection,
+                        format!("adapter `{}` is closed", self.spec),
+                    ));
+                };
+                let written = async {
+                    pipe.write_all(line.as_bytes()).await?;
+                    pipe.flush().await
+                };
+                if let Err(e) = written.await {
+                    return Err(CallError::new(
+                        ErrorKind::Crashed,
+                        self.with_stderr(format!(
+                            "could not write `{method}` to adapter `{}`: {e}",
+                            self.spec
+                        )),
+                    ));
+                }
+            }
+            match rx.await {
+                Ok(Ok(Ok(value))) => Ok(value),
+                Ok(Ok(Err(error))) => Err(CallError::from_rpc(method, &error)),
+                Ok(Err(mut err)) => {
+                    err.message = format!("during `{method}`: {}", err.message);
+                    if err.kind == ErrorKind::Crashed {
+                        err.message = self.with_stderr(err.message);
+                    }
+                    Err(err)
+                }
+                Err(_) => Err(CallError::new(
+                    ErrorKind::Crashed,
+                    self.with_stderr(format!("adapter `{}` exited during `{method}`", self.spec)),
+                )),
+            }
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => {
+                lock(&proc.pending).waiters.remove(&id);
+                result
+            }
+            Err(_) => {
+                lock(&proc.pending).waiters.remove(&id);
+                Err(CallError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "adapter `{}` did not answer `{method}` within {:.1} s",
+                        self.spec,
+                        timeout.as_secs_f64()
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Closes stdin and waits up to 3 s for the process to exit, then kills it.
+    pub(crate) async fn close(&self) {
+        let proc = self.state.lock().await.proc.take();
+        let Some(proc) = proc else { return };
+        proc.stdin.lock().await.take();
+        let mut child = proc.child.lock().await;
+        if tokio::time::timeout(Duration::from_secs(3), child.wait())
+            .await
+            .is_err()
+        {
+            let _ = child.kill().await;
+        }
+    }
+}
+
+/// Reads the adapter's stdout line by line and hands each response to its caller.
+async fn read_responses(
+    stdout: ChildStdout,
+    pending: Arc<Mutex<Pending>>,
+    child: Arc<tokio::sync::Mutex<Child>>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = match std::str::from_utf8(&buf) {
+            Ok(text) => text.trim(),
+            Err(_) => {
+                fail_all(
+                    &pending,
+                    ErrorKind::Protocol,
+                    "adapter wrote a line that is not UTF-8",
+                );
+                continue;
+            }
+        };
+        if text.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(_) => {
+                fail_all(
+                    &pending,
+                    ErrorKind::Protocol,
+                    &format!(
+                        "adapter wrote a line to stdout that is not JSON: {:?} (adapters must log \
+                         to stderr)",
+                        wire::shorten(text, 120)
+                    ),
+                );
+                continue;
+            }
+        };
+        let numeric_id = value.get("id").and_then(Value::as_u64);
+        match wire::parse_response(value.clone()) {
+            Ok(response) => {
+                let id = response.id.as_u64();
+                match (id, response.outcome) {
+                    (Some(id), outcome) => {
+                        let waiter = lock(&pending).waiters.remove(&id);
+                        if let Some(waiter) = waiter {
+                            let _ = waiter.send(Ok(outcome));
+                        }
+                        // An unknown id answers a call that already timed out.
+                    }
+                    (None, Err(error)) => fail_all(
+                        &pending,
+                        ErrorKind::Protocol,
+                        &format!(
+                            "adapter could not read a request: error {}: {}",
+                            error.code, error.message
+                        ),
+                    ),
+                    (None, Ok(_)) => fail_all(
+                        &pending,
+                        ErrorKind::Protocol,
+                        &format!(
+                            "adapter sent a result with a foreign id: {}",
+                            wire::brief(&value)
+                        ),
+                    ),
+                }
+            }
+            Err(reason) => {
+                let message = format!(
+                    "adapter sent a message that is not a JSON-RPC response ({reason}): {}",
+                    wire::brief(&value)
+                );
+                let waiter = numeric_id.and_then(|id| lock(&pending).waiters.remove(&id));
+                match waiter {
+                    Some(waiter) => {
+                        let _ = waiter.send(Err(CallError::new(ErrorKind::Protocol, message)));
+                    }
+                    None => fail_all(&pending, ErrorKind::Protocol, &message),
+                }
+            }
+        }
+    }
+    // End of stdout: the process is gone (or closed its stdout, which is as bad).
+    let waiters: Vec<Waiter> = {
+        let mut pending = lock(&pending);
+        pending.alive = false;
+        pending.waiters.drain().map(|(_, w)| w).collect()
+    };
+    let status = {
+        let mut child = child.lock().await;
+        match tokio::time::timeout(Duration::from_secs(1), child.wait()).await {
+            Ok(Ok(status)) => format!("exited with {status}"),
+            Ok(Err(e)) => format!("exited (status unknown: {e})"),
+            Err(_) => {
+                let _ = child.kill().await;
+                "closed its stdout and was killed".to_string()
+            }
+        }
+    };
+    // Let the last words on stderr arrive before the failures are reported.
+    if let Some(task) = stderr_task {
+        let _ = tokio::time::timeout(Duration::from_millis(500), task).await;
+    }
+    let message = format!("adapter process {status}");
+    {
+        let mut tail = lock(&stderr);
+        tail.extend(format!("\n--- bemula: {message} ---\n").as_bytes());
+    }
+    for waiter in waiters {
+        let _ = waiter.send(Err(CallError::new(ErrorKind::Crashed, message.clone())));
+    }
+}
+
+/// Fails every call in flight: a line that cannot be attributed to one call makes the
+/// whole stream untrustworthy for them.
+fn fail_all(pending: &Mutex<Pending>, kind: ErrorKind, message: &str) {
+    let waiters: Vec<Waiter> = lock(pending).waiters.drain().map(|(_, w)| w).collect();
+    for waiter in waiters {
+        let _ = waiter.send(Err(CallError::new(kind, message)));
+    }
+}
