@@ -24,6 +24,7 @@ Anything the wrapped code prints goes to stderr: stdout carries only protocol me
 
 import argparse
 import json
+import os
 import sys
 import threading
 import traceback
@@ -295,7 +296,10 @@ def serve_http(memory, host="127.0.0.1", port=0, path="/rpc"):
             self.wfile.write(body)
 
         def log_message(self, fmt, *args):
-            sys.stderr.write("bemula_adapter: " + (fmt % args) + "\n")
+            # One line per request is noise in a run of thousands of calls; set
+            # BEMULA_ADAPTER_LOG=1 to see them.
+            if os.environ.get("BEMULA_ADAPTER_LOG") == "1":
+                sys.stderr.write("bemula_adapter: " + (fmt % args) + "\n")
 
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
