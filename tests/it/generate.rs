@@ -270,6 +270,16 @@ fn check_instance(instance: &Instance) -> Vec<String> {
             }
         }
     }
+    // No derived value, targeted or not, is ever stated in either version.
+    for d in &profile.derived_facts {
+        if forget_text
+            .iter()
+            .chain(&control_text)
+            .any(|t| contains_ci(t, &d.value))
+        {
+            problems.push(format!("{id}: derived value {:?} in the dialogue", d.value));
+        }
+    }
     // Questions.
     let targeted: BTreeSet<&str> = instance
         .requests
