@@ -254,6 +254,8 @@ pub struct Talk {
     pub disclosure_acks: Vec<String>,
     /// Generic assistant advice (`{topic}`).
     pub bodies: Vec<String>,
+    /// Short assistant sentences explaining advice.
+    pub reasons: Vec<String>,
     /// Assistant closing questions.
     pub closers: Vec<String>,
     /// User goodbyes.
@@ -351,4 +353,226 @@ static DATA: Lazy<Data> = Lazy::new(|| Data {
 /// The parsed data (parsed on first call).
 pub fn data() -> &'static Data {
     &DATA
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Attack, RequestType, Style};
+
+    const STOP: &[&str] = &[
+        "a", "an", "the", "my", "i", "me", "is", "am", "are", "was", "were", "do", "does", "did",
+        "to", "of", "in", "on", "at", "for", "and", "or", "what", "which", "who", "when", "where",
+        "how", "have", "has", "had", "that", "this", "it", "with", "from", "your", "you", "about",
+        "be", "been", "by", "as", "s", "value",
+    ];
+
+    /// Content words; a placeholder other than `{value}` counts as a word of its own
+    /// (it is rendered to the same text in the question and the sentence).
+    fn content(text: &str) -> Vec<String> {
+        let marked = text
+            .replace("{value}", " ")
+            .replace('{', " slot")
+            .replace('}', " ");
+        marked
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty() && !STOP.contains(w))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn strip_placeholders(text: &str) -> String {
+        let mut out = String::new();
+        let mut depth = 0;
+        for c in text.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    out.push('|');
+                }
+                _ if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn all_files_parse_and_have_the_expected_shape() {
+        let d = data();
+        assert_eq!(d.scenarios.len(), 50);
+        for s in &d.scenarios {
+            assert!(s.asks.len() >= 3 && s.tips.len() >= 3, "{}", s.theme);
+        }
+        assert_eq!(d.facts.categories.len(), 12);
+        for style in Style::ALL {
+            assert!(!d.requests.styles[style.name()].is_empty());
+            assert!(!d.requests.replace[style.name()].is_empty());
+        }
+        for kind in RequestType::ALL {
+            if kind != RequestType::F6 {
+                assert!(!d.requests.what[kind.code()].is_empty());
+            }
+        }
+        for attack in Attack::ALL {
+            assert!(d.questions.attacks.contains_key(attack.name()));
+        }
+        assert!(d.requests.fillers.len() >= 10);
+        for occupation in &d.personas.occupations {
+            assert!(occupation.employers.len() >= 2 && occupation.fields.len() >= 2);
+        }
+        for list in d.vocab.values() {
+            assert!(list.len() >= 2);
+        }
+    }
+
+    #[test]
+    fn every_category_fills_six_facts_for_the_plainest_persona() {
+        for c in &data().facts.categories {
+            let plain = c.templates.iter().filter(|t| t.requires.is_none()).count();
+            assert!(
+                plain >= 6,
+                "{}: {plain} templates without requirements",
+                c.name
+            );
+        }
+    }
+
+    #[test]
+    fn templates_reference_known_lists_and_share_a_word_with_their_question() {
+        let d = data();
+        for c in &d.facts.categories {
+            for t in &c.templates {
+                let slots = t.value.trim_matches(|c| c == '{' || c == '}');
+                for slot in t
+                    .value
+                    .split('{')
+                    .skip(1)
+                    .map(|s| s.split('}').next().unwrap_or(""))
+                {
+                    let known = slot.starts_with("n:")
+                        || ["date", "birthdate", "employers", "fields"].contains(&slot)
+                        || d.vocab.contains_key(slot);
+                    assert!(known, "{}: unknown slot {slot} in {slots}", t.key);
+                }
+                let question = content(&t.question);
+                for say in &t.say {
+                    assert!(say.contains("{value}"), "{}: {say}", t.key);
+                    let shared = content(say).iter().any(|w| question.contains(w));
+                    assert!(
+                        shared,
+                        "{}: {say:?} shares no word with {:?}",
+                        t.key, t.question
+                    );
+                }
+                assert!(t.claim.contains("{value}") && t.statement.contains("{value}"));
+                assert!(
+                    t.time != TimeKind::Event || t.question.contains("{when}"),
+                    "{}",
+                    t.key
+                );
+            }
+        }
+        for t in &d.facts.derived {
+            for r in &t.relearn {
+                assert!(r.contains("{value}"));
+                let q = content(&t.question);
+                assert!(content(r).iter().any(|w| q.contains(w)), "{}: {r}", t.key);
+            }
+        }
+    }
+
+    /// No word-list entry may occur in fixed text that reaches a dialogue, or a
+    /// forgotten value could reappear after its request by coincidence.
+    #[test]
+    fn no_vocabulary_value_occurs_in_fixed_text() {
+        let d = data();
+        let mut texts: Vec<String> = Vec::new();
+        for s in &d.scenarios {
+            texts.extend([s.theme.clone(), s.goal.clone(), s.topic.clone()]);
+            texts.extend(s.asks.iter().chain(&s.tips).cloned());
+        }
+        let t = &d.talk;
+        for list in [
+            &t.greetings,
+            &t.session_openers,
+            &t.session_contexts,
+            &t.welcomes,
+            &t.openers,
+            &t.generic_asks,
+            &t.details,
+            &t.bridges,
+            &t.acks,
+            &t.disclosure_acks,
+            &t.bodies,
+            &t.reasons,
+            &t.closers,
+            &t.farewells_user,
+            &t.farewells_assistant,
+        ] {
+            texts.extend(list.iter().cloned());
+        }
+        let r = &d.requests;
+        texts.extend(r.lead_ins.iter().chain(&r.tails).cloned());
+        texts.extend(
+            r.confirmations
+                .iter()
+                .chain(&r.replace_confirmations)
+                .cloned(),
+        );
+        texts.extend(r.fillers.iter().flatten().cloned());
+        for list in r
+            .styles
+            .values()
+            .chain(r.what.values())
+            .chain(r.replace.values())
+        {
+            texts.extend(list.iter().cloned());
+        }
+        let q = &d.questions;
+        texts.extend(q.attacks.values().cloned());
+        texts.extend(q.relearn_intros.iter().chain(&q.relearn_acks).cloned());
+        texts.extend(q.relearn_prefixes.iter().cloned());
+        for c in &d.facts.categories {
+            texts.extend([c.label.clone(), c.topic.clone()]);
+            for t in &c.templates {
+                texts.extend([t.question.clone(), t.claim.clone(), t.statement.clone()]);
+                texts.extend(t.about.iter().cloned());
+                texts.extend(t.say.iter().cloned());
+            }
+        }
+        for t in &d.facts.derived {
+            texts.extend([t.question.clone(), t.about.clone(), t.claim.clone()]);
+            texts.extend(t.relearn.iter().cloned());
+        }
+        let all: String = texts
+            .iter()
+            .map(|t| strip_placeholders(t).to_lowercase())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let persona_lists = [
+            "first_names",
+            "last_names",
+            "cities",
+            "streets",
+            "street_suffixes",
+            "sports",
+        ];
+        let mut values: Vec<&String> = d
+            .vocab
+            .iter()
+            .filter(|(k, _)| !persona_lists.contains(&k.as_str()))
+            .flat_map(|(_, l)| l)
+            .collect();
+        for o in &d.personas.occupations {
+            values.extend(o.employers.iter().chain(&o.fields));
+        }
+        let found: Vec<&String> = values
+            .into_iter()
+            .filter(|v| all.contains(&v.to_lowercase()))
+            .collect();
+        assert!(found.is_empty(), "values found in fixed text: {found:?}");
+    }
 }

@@ -5,7 +5,7 @@
 use super::data::data;
 use super::plan::{InstancePlan, RequestPlan};
 use super::profile::{FactRef, GenProfile};
-use super::realise::talk_turn;
+use super::realise::{bridge, talk_turn};
 use super::rng::Rng;
 use super::text::{accepted_spellings, fill, lower_first};
 use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
@@ -120,12 +120,14 @@ pub fn request_questions(
 fn relearning(rng: &mut Rng, profile: &GenProfile, target: FactRef, id: &str) -> Question {
     let q = &data().questions;
     let new = profile.new_value(target, rng);
+    let sentence = profile.restate(target, &new, rng);
+    let user = match target {
+        // Derived restatements carry their own opener.
+        FactRef::Derived(_) => sentence,
+        FactRef::Atomic(_) => bridge(rng.text(&q.relearn_intros), &sentence),
+    };
     let statement = Turn {
-        user: format!(
-            "{} {}",
-            rng.pick(&q.relearn_intros),
-            profile.restate(target, &new, rng)
-        ),
+        user,
         assistant: rng.pick(&q.relearn_acks).clone(),
         mentions: Vec::new(),
     };

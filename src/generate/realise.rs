@@ -28,40 +28,53 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario) -> String {
     }
 }
 
-/// An assistant reply of two or three helpful sentences.
+/// An assistant reply of three to five helpful sentences.
 fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str) -> String {
     let talk = &data().talk;
-    let tip = rng.pick(&scenario.tips).clone();
-    let body = with_topic(rng.text(&talk.bodies), scenario);
-    let closer = if rng.chance(1, 2) {
-        rng.pick(&talk.closers).as_str()
+    let count = 1 + usize::from(rng.chance(1, 2));
+    let tips = rng.sample(&scenario.tips, count);
+    let reason = if rng.chance(9, 10) {
+        rng.text(&talk.reasons)
     } else {
         ""
     };
-    join(&[lead, &tip, &body, closer])
+    let body = with_topic(rng.text(&talk.bodies), scenario);
+    let closer = if rng.chance(1, 2) {
+        rng.text(&talk.closers)
+    } else {
+        ""
+    };
+    let second = tips.get(1).map(String::as_str).unwrap_or("");
+    join(&[lead, &tips[0], reason, second, &body, closer])
 }
 
 /// A small-talk exchange about the scenario.
 pub fn talk_turn(rng: &mut Rng, scenario: &Scenario) -> Turn {
     let talk = &data().talk;
-    let opener = if rng.chance(3, 5) {
-        rng.pick(&talk.openers).as_str()
+    let opener = if rng.chance(7, 10) {
+        rng.text(&talk.openers)
     } else {
         ""
     };
     let ask = user_ask(rng, scenario);
-    let detail = if rng.chance(1, 2) {
-        rng.pick(&talk.details).as_str()
+    let detail = if rng.chance(9, 10) {
+        rng.text(&talk.details)
     } else {
         ""
     };
+    let more = if rng.chance(2, 5) {
+        rng.text(&talk.details)
+    } else {
+        ""
+    };
+    let more = if more == detail { "" } else { more };
     let ack = if rng.chance(7, 10) {
-        rng.pick(&talk.acks).as_str()
+        rng.text(&talk.acks)
     } else {
         ""
     };
     Turn {
-        user: join(&[opener, &ask, detail]),
+        user: join(&[opener, &ask, detail, more]),
         assistant: assistant_reply(rng, scenario, ack),
         mentions: Vec::new(),
     }
@@ -69,7 +82,7 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario) -> Turn {
 
 /// Prefixes a bridge to a sentence, lower-casing its first letter after a comma or
 /// colon (never for "I").
-fn bridge(bridge: &str, sentence: &str) -> String {
+pub fn bridge(bridge: &str, sentence: &str) -> String {
     let first_word = sentence.split([' ', '\'']).next().unwrap_or("");
     if (bridge.ends_with(',') || bridge.ends_with(':') || bridge.ends_with("but"))
         && first_word != "I"

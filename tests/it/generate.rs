@@ -1,1 +1,780 @@
-//! Integration tests: generate.
+//! Integration tests: the synthetic generator — determinism, the default checksum,
+//! Lite as a subset, the paper's composition figures, the invariants the validator
+//! checks, and the `bemula generate` command.
+
+use bemula::dataset::{
+    Dataset, FORGOTTEN, Instance, NO_LEAK, RequestType, Style, Suite, Tier, Version,
+    encode_instance,
+};
+use bemula::generate::{DEFAULT_SEED, GenConfig, generate, generate_instance, global_plan};
+use once_cell::sync::Lazy;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The default full set, generated once for all tests of this module.
+static DEFAULT: Lazy<Dataset> = Lazy::new(|| generate(&GenConfig::default()));
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "my", "i", "me", "is", "am", "are", "was", "were", "do", "does", "did", "to",
+    "of", "in", "on", "at", "for", "and", "or", "what", "which", "who", "when", "where", "how",
+    "have", "has", "had", "that", "this", "it", "with", "from", "your", "you", "about", "be",
+    "been", "by", "as", "s",
+];
+
+fn content_words(text: &str) -> BTreeSet<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !STOP_WORDS.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+fn contains_ci(haystack: &str, needle: &str) -> bool {
+    haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// Every dialogue turn of an instance (forget version) with its global index.
+fn flat_turns(instance: &Instance) -> Vec<(String, usize, &bemula::dataset::Turn)> {
+    instance
+        .sessions
+        .iter()
+        .flat_map(|s| {
+            s.turns
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (s.id.clone(), i, t))
+        })
+        .collect()
+}
+
+fn global_index(instance: &Instance, session: &str, turn: usize) -> usize {
+    let mut g = 0;
+    for s in &instance.sessions {
+        if s.id == session {
+            return g + turn;
+        }
+        g += s.turns.len();
+    }
+    panic!("{}: no session {session}", instance.id);
+}
+
+/// The invariants of one instance that the validator and the brief require;
+/// returns every broken one, readably.
+fn check_instance(instance: &Instance) -> Vec<String> {
+    let mut problems = Vec::new();
+    let id = &instance.id;
+    let flat = flat_turns(instance);
+    let profile = &instance.profile;
+    // Unique ids.
+    let mut ids = BTreeSet::new();
+    for f in profile.facts.iter().chain(&profile.derived_facts) {
+        if !ids.insert(f.id.clone()) {
+            problems.push(format!("{id}: duplicate fact id {}", f.id));
+        }
+    }
+    let mut qids = BTreeSet::new();
+    for q in &instance.questions {
+        if !qids.insert(q.id.clone()) {
+            problems.push(format!("{id}: duplicate question id {}", q.id));
+        }
+    }
+    // Dates.
+    let dates: Vec<&str> = instance.sessions.iter().map(|s| s.date.as_str()).collect();
+    if dates.windows(2).any(|w| w[0] > w[1]) {
+        problems.push(format!("{id}: session dates decrease"));
+    }
+    for f in &profile.facts {
+        if let Some(ts) = &f.timestamp
+            && !(ts.len() == 7 || ts.len() == 10)
+        {
+            problems.push(format!("{id}: {} has timestamp {ts}", f.id));
+        }
+    }
+    // Texts: non-empty, no template placeholder left.
+    let mut texts: Vec<&str> = Vec::new();
+    for (_, _, t) in &flat {
+        texts.push(&t.user);
+        texts.push(&t.assistant);
+    }
+    for r in &instance.requests {
+        texts.push(&r.filler.user);
+        texts.push(&r.filler.assistant);
+    }
+    for q in &instance.questions {
+        texts.push(&q.text);
+        for t in q.relearn.iter().flatten() {
+            texts.push(&t.user);
+            texts.push(&t.assistant);
+        }
+    }
+    for f in profile.facts.iter().chain(&profile.derived_facts) {
+        texts.push(&f.statement);
+        texts.push(&f.predicate);
+    }
+    for t in texts {
+        if t.trim().is_empty() || t.contains('{') || t.contains('}') {
+            problems.push(format!("{id}: bad text {t:?}"));
+        }
+    }
+    // Mentions: atomic facts, value verbatim in the user text, a content word shared
+    // with the fact's question.
+    let questions_by_fact: BTreeMap<&str, &str> = instance
+        .questions
+        .iter()
+        .filter(|q| q.suite == Suite::Retention || q.suite == Suite::Preservation)
+        .map(|q| (q.fact.as_str(), q.text.as_str()))
+        .collect();
+    let mut mentions: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (g, (session, turn, t)) in flat.iter().enumerate() {
+        for m in &t.mentions {
+            let Some(fact) = profile.facts.iter().find(|f| &f.id == m) else {
+                problems.push(format!("{id}: {session}[{turn}] mentions unknown {m}"));
+                continue;
+            };
+            if !t.user.contains(&fact.value) {
+                problems.push(format!("{id}: {session}[{turn}] lacks the value of {m}"));
+            }
+            if let Some(q) = questions_by_fact.get(m.as_str())
+                && content_words(q).is_disjoint(&content_words(&t.user))
+            {
+                problems.push(format!(
+                    "{id}: {session}[{turn}] shares no content word with {q:?}: {:?}",
+                    t.user
+                ));
+            }
+            mentions.entry(m).or_default().push(g);
+        }
+    }
+    // Requests.
+    let mut positions = BTreeSet::new();
+    let all_text = |version: Version| -> Vec<String> {
+        instance
+            .dialogue(version)
+            .iter()
+            .flat_map(|s| {
+                s.turns
+                    .iter()
+                    .map(|t| format!("{}\n{}", t.user, t.assistant))
+            })
+            .collect()
+    };
+    let forget_text = all_text(Version::Forget);
+    let control_text = all_text(Version::Control);
+    for r in &instance.requests {
+        let rid = &r.id;
+        let g = global_index(instance, &r.position.session, r.position.turn);
+        if !positions.insert(g) {
+            problems.push(format!("{id}: {rid} shares its position"));
+        }
+        if flat[g].2 != &r.turn {
+            problems.push(format!("{id}: {rid} turn differs from the session's turn"));
+        }
+        if r.position.session == instance.sessions[0].id {
+            problems.push(format!("{id}: {rid} stands in the first session"));
+        }
+        if r.filler == r.turn {
+            problems.push(format!("{id}: {rid} filler equals the request"));
+        }
+        let facts: Vec<_> = r.targets.iter().filter_map(|t| instance.fact(t)).collect();
+        if facts.len() != r.targets.len() {
+            problems.push(format!("{id}: {rid} has an unknown target"));
+        }
+        let derived = facts.iter().filter(|f| !f.sources.is_empty()).count();
+        let ok = match r.kind {
+            RequestType::F1 | RequestType::F6 => facts.len() == 1 && derived == 0,
+            RequestType::F2 => (2..=3).contains(&facts.len()) && derived == 0,
+            RequestType::F3 => {
+                let cats: BTreeSet<&str> = facts.iter().map(|f| f.category.as_str()).collect();
+                let all_of_category = profile
+                    .facts
+                    .iter()
+                    .filter(|f| cats.contains(f.category.as_str()))
+                    .count();
+                (3..=5).contains(&facts.len())
+                    && cats.len() == 1
+                    && all_of_category == facts.len()
+                    && derived == 0
+            }
+            RequestType::F4 => facts.len() == 1 && derived == 1,
+            RequestType::F5 => {
+                let months: BTreeSet<&str> = facts
+                    .iter()
+                    .filter_map(|f| f.timestamp.as_deref().map(|t| &t[..7]))
+                    .collect();
+                let month = months.iter().next().copied().unwrap_or("");
+                let all_in_month = profile
+                    .facts
+                    .iter()
+                    .filter(|f| f.timestamp.as_deref().is_some_and(|t| t.starts_with(month)))
+                    .count();
+                (1..=3).contains(&facts.len())
+                    && months.len() == 1
+                    && all_in_month == facts.len()
+                    && facts.iter().all(|f| f.timestamp.is_some())
+            }
+        };
+        if !ok {
+            problems.push(format!(
+                "{id}: {rid} ({}) has wrong targets {:?}",
+                r.kind, r.targets
+            ));
+        }
+        for f in &facts {
+            if f.sources.is_empty() {
+                let m = mentions.get(f.id.as_str()).cloned().unwrap_or_default();
+                if m.is_empty() || m.len() > 5 {
+                    problems.push(format!(
+                        "{id}: {rid} target {} mentioned {} times",
+                        f.id,
+                        m.len()
+                    ));
+                }
+                if m.iter().any(|&x| x >= g) {
+                    problems.push(format!("{id}: {rid} target {} mentioned after it", f.id));
+                }
+            } else {
+                for s in &f.sources {
+                    if mentions
+                        .get(s.as_str())
+                        .is_none_or(|m| m.iter().all(|&x| x >= g))
+                    {
+                        problems.push(format!("{id}: {rid} source {s} not mentioned before"));
+                    }
+                }
+                if mentions.contains_key(f.id.as_str()) {
+                    problems.push(format!("{id}: {rid} derived {} is mentioned", f.id));
+                }
+                for text in forget_text.iter().chain(&control_text) {
+                    if contains_ci(text, &f.value) {
+                        problems.push(format!("{id}: F4 value {:?} in the dialogue", f.value));
+                    }
+                }
+            }
+            if contains_ci(&r.turn.assistant, &f.value) {
+                problems.push(format!("{id}: {rid} confirmation restates {:?}", f.value));
+            }
+            if contains_ci(&r.filler.user, &f.value) || contains_ci(&r.filler.assistant, &f.value) {
+                problems.push(format!("{id}: {rid} filler holds {:?}", f.value));
+            }
+            // Stronger than the validator: after the request no turn of either
+            // version holds the value (so efficacy is well defined).
+            for text in forget_text[g + 1..].iter().chain(&control_text[g..]) {
+                if contains_ci(text, &f.value) {
+                    problems.push(format!("{id}: {rid} value {:?} appears after it", f.value));
+                    break;
+                }
+            }
+        }
+    }
+    // No derived value, targeted or not, is ever stated in either version.
+    for d in &profile.derived_facts {
+        if forget_text
+            .iter()
+            .chain(&control_text)
+            .any(|t| contains_ci(t, &d.value))
+        {
+            problems.push(format!("{id}: derived value {:?} in the dialogue", d.value));
+        }
+    }
+    // Questions.
+    let targeted: BTreeSet<&str> = instance
+        .requests
+        .iter()
+        .flat_map(|r| r.targets.iter().map(String::as_str))
+        .collect();
+    let f4_sources: BTreeSet<&str> = instance
+        .requests
+        .iter()
+        .filter(|r| r.kind == RequestType::F4)
+        .filter_map(|r| instance.fact(&r.targets[0]))
+        .flat_map(|f| f.sources.iter().map(String::as_str))
+        .collect();
+    for q in &instance.questions {
+        let qid = &q.id;
+        let Some(fact) = instance.fact(&q.fact) else {
+            problems.push(format!("{id}: {qid} asks about unknown {}", q.fact));
+            continue;
+        };
+        let request = q.request.as_deref().and_then(|r| instance.request(r));
+        if (q.request.is_none()) != (q.suite == Suite::Preservation) {
+            problems.push(format!("{id}: {qid} request presence"));
+        }
+        if q.request.is_some() && request.is_none() {
+            problems.push(format!("{id}: {qid} names an unknown request"));
+        }
+        if (q.attack.is_some()) != (q.suite == Suite::Attack) {
+            problems.push(format!("{id}: {qid} attack presence"));
+        }
+        if (q.relearn.is_some()) != (q.suite == Suite::Relearning) {
+            problems.push(format!("{id}: {qid} relearn presence"));
+        }
+        let control_expected = matches!(q.suite, Suite::Preservation | Suite::Attack);
+        if q.control_gold.is_some() != control_expected {
+            problems.push(format!("{id}: {qid} control_gold presence"));
+        }
+        if q.gold.is_empty() {
+            problems.push(format!("{id}: {qid} empty gold"));
+        }
+        if q.gold_is_marker() && q.leak.is_empty() {
+            problems.push(format!("{id}: {qid} marker without leak values"));
+        }
+        let is_f6 = request.is_some_and(|r| r.kind == RequestType::F6);
+        match q.suite {
+            Suite::Retention => {
+                if q.gold != fact.value {
+                    problems.push(format!("{id}: {qid} gold is not the value"));
+                }
+                if fact.sources.is_empty() && !mentions.contains_key(fact.id.as_str()) {
+                    problems.push(format!("{id}: {qid} asks about an unmentioned fact"));
+                }
+            }
+            Suite::Efficacy if is_f6 => {
+                if q.gold_is_marker() || q.gold == fact.value || q.conditioned_on.is_some() {
+                    problems.push(format!(
+                        "{id}: {qid} F6 efficacy must ask for the new value"
+                    ));
+                }
+                if !request.is_some_and(|r| r.turn.user.contains(&q.gold)) {
+                    problems.push(format!("{id}: {qid} new value not stated in the request"));
+                }
+            }
+            Suite::Efficacy => {
+                let cond = q
+                    .conditioned_on
+                    .as_deref()
+                    .and_then(|c| instance.question(c));
+                let ok = q.gold == FORGOTTEN
+                    && q.leak.contains(&fact.value)
+                    && cond.is_some_and(|c| {
+                        c.suite == Suite::Retention && c.fact == q.fact && c.request == q.request
+                    });
+                if !ok {
+                    problems.push(format!("{id}: {qid} efficacy shape"));
+                }
+            }
+            Suite::Attack => {
+                let ok = q.gold == NO_LEAK
+                    && q.leak.contains(&fact.value)
+                    && q.control_gold.as_deref() == Some(fact.value.as_str())
+                    && q.conditioned_on.as_deref() == Some(qid.as_str());
+                if !ok {
+                    problems.push(format!("{id}: {qid} attack shape"));
+                }
+            }
+            Suite::Preservation => {
+                let ok = q.gold == fact.value
+                    && q.control_gold.as_deref() == Some(fact.value.as_str())
+                    && q.conditioned_on.as_deref() == Some(qid.as_str())
+                    && !targeted.contains(fact.id.as_str())
+                    && !f4_sources.contains(fact.id.as_str())
+                    && mentions.contains_key(fact.id.as_str());
+                if !ok {
+                    problems.push(format!("{id}: {qid} preservation shape"));
+                }
+            }
+            Suite::Relearning => {
+                let dialogue = q.relearn.as_deref().unwrap_or(&[]);
+                let ok = (2..=4).contains(&dialogue.len())
+                    && dialogue.iter().any(|t| t.user.contains(&q.gold))
+                    && !contains_ci(&q.gold, &fact.value)
+                    && !contains_ci(&fact.value, &q.gold)
+                    && q.conditioned_on.is_none()
+                    && !is_f6;
+                if !ok {
+                    problems.push(format!("{id}: {qid} relearning shape"));
+                }
+            }
+        }
+    }
+    problems
+}
+
+fn assert_no_problems(problems: Vec<String>) {
+    if !problems.is_empty() {
+        let shown: Vec<&String> = problems.iter().take(25).collect();
+        panic!(
+            "{} problem(s) in generated data:\n{}",
+            problems.len(),
+            shown
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+#[test]
+fn default_checksum_matches_the_committed_file() {
+    let path = manifest_dir().join("data/default.sha256");
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .trim()
+        .to_string();
+    assert_eq!(
+        DEFAULT.checksum, expected,
+        "the default dataset (seed 42) no longer hashes to data/default.sha256.\n\
+         If the generator change is intended, update the file:\n\
+         \x20   cargo run -- generate --out /tmp/bemula-default --force && \
+         echo {} > data/default.sha256\n\
+         and regenerate data/sample/short_001.json (see the sample test).",
+        DEFAULT.checksum
+    );
+}
+
+#[test]
+fn same_seed_gives_identical_data_and_different_seeds_differ() {
+    let a = generate(&GenConfig {
+        seed: DEFAULT_SEED,
+        lite: true,
+    });
+    let b = generate(&GenConfig {
+        seed: DEFAULT_SEED,
+        lite: true,
+    });
+    assert_eq!(a.checksum, b.checksum);
+    assert_eq!(a.instances, b.instances);
+    let c = generate(&GenConfig {
+        seed: 7,
+        lite: true,
+    });
+    assert_ne!(a.checksum, c.checksum);
+    assert_ne!(a.instances[0].profile, c.instances[0].profile);
+    assert_eq!(a.source, "generated (seed 42) (lite)");
+    assert_eq!(DEFAULT.source, "generated (seed 42)");
+}
+
+#[test]
+fn lite_is_the_full_sets_short_and_medium_instances_byte_for_byte() {
+    let lite = generate(&GenConfig {
+        seed: DEFAULT_SEED,
+        lite: true,
+    });
+    let expected: Vec<&Instance> = DEFAULT
+        .instances
+        .iter()
+        .filter(|i| i.tier.is_lite())
+        .collect();
+    assert_eq!(lite.instances.len(), 31);
+    assert_eq!(expected.len(), 31);
+    for (got, want) in lite.instances.iter().zip(expected) {
+        assert_eq!(encode_instance(got), encode_instance(want), "{}", got.id);
+    }
+    let subset = Dataset::from_instances(DEFAULT.clone().lite().instances, "subset");
+    assert_eq!(lite.checksum, subset.checksum);
+}
+
+#[test]
+fn the_default_set_has_the_papers_composition() {
+    let ds = &*DEFAULT;
+    let ids: Vec<&str> = ds.instances.iter().map(|i| i.id.as_str()).collect();
+    let mut expected_ids = Vec::new();
+    for (tier, n) in [("long", 16), ("medium", 16), ("short", 15), ("xlong", 3)] {
+        for k in 1..=n {
+            expected_ids.push(format!("{tier}_{k:03}"));
+        }
+    }
+    assert_eq!(ids, expected_ids);
+    let tiers: BTreeMap<Tier, usize> = ds.instances.iter().fold(BTreeMap::new(), |mut m, i| {
+        *m.entry(i.tier).or_default() += 1;
+        m
+    });
+    assert_eq!(tiers[&Tier::Short], 15);
+    assert_eq!(tiers[&Tier::Medium], 16);
+    assert_eq!(tiers[&Tier::Long], 16);
+    assert_eq!(tiers[&Tier::Xlong], 3);
+
+    let requests: Vec<_> = ds.instances.iter().flat_map(|i| &i.requests).collect();
+    assert_eq!(requests.len(), 135);
+    let expected = [
+        (RequestType::F1, 32),
+        (RequestType::F2, 23),
+        (RequestType::F3, 26),
+        (RequestType::F4, 13),
+        (RequestType::F5, 20),
+        (RequestType::F6, 21),
+    ];
+    for (kind, n) in expected {
+        assert_eq!(
+            requests.iter().filter(|r| r.kind == kind).count(),
+            n,
+            "{kind}"
+        );
+    }
+    for style in Style::ALL {
+        let n = requests.iter().filter(|r| r.style == style).count();
+        assert!((24..=29).contains(&n), "style {}: {n}", style.name());
+    }
+
+    let mut sensitive = 0;
+    let mut facts = 0;
+    let mut derived = 0;
+    let mut spans = Vec::new();
+    let mut tokens = 0usize;
+    for i in &ds.instances {
+        let ((s_lo, s_hi), (t_lo, t_hi), (r_lo, r_hi)) = match i.tier {
+            Tier::Short => ((5, 8), (96, 164), (1, 2)),
+            Tier::Medium => ((10, 15), (334, 472), (2, 3)),
+            Tier::Long => ((17, 25), (916, 1464), (3, 4)),
+            Tier::Xlong => ((27, 36), (2688, 3500), (4, 6)),
+        };
+        assert!(
+            (s_lo..=s_hi).contains(&i.sessions.len()),
+            "{} sessions",
+            i.id
+        );
+        assert!((t_lo..=t_hi).contains(&i.turn_count()), "{} turns", i.id);
+        assert!(
+            (r_lo..=r_hi).contains(&i.requests.len()),
+            "{} requests",
+            i.id
+        );
+        let suite = |s: Suite| i.questions.iter().filter(|q| q.suite == s).count();
+        assert_eq!(suite(Suite::Preservation), 3, "{}", i.id);
+        for r in &i.requests {
+            let rl = i
+                .questions
+                .iter()
+                .filter(|q| q.suite == Suite::Relearning && q.request.as_deref() == Some(&r.id))
+                .count();
+            assert_eq!(
+                rl,
+                usize::from(r.kind != RequestType::F6),
+                "{} {}",
+                i.id,
+                r.id
+            );
+            // Five attacks, one per frame, for every probed target.
+            let probed: BTreeSet<&str> = i
+                .questions
+                .iter()
+                .filter(|q| q.suite == Suite::Retention && q.request.as_deref() == Some(&r.id))
+                .map(|q| q.fact.as_str())
+                .collect();
+            let expected_probes = match r.kind {
+                RequestType::F2 => 2..=2,
+                RequestType::F3 => 2..=3,
+                RequestType::F5 => 1..=2,
+                _ => 1..=1,
+            };
+            assert!(expected_probes.contains(&probed.len()), "{} {}", i.id, r.id);
+            for fact in probed {
+                let attacks: BTreeSet<_> = i
+                    .questions
+                    .iter()
+                    .filter(|q| {
+                        q.suite == Suite::Attack
+                            && q.request.as_deref() == Some(&r.id)
+                            && q.fact == fact
+                    })
+                    .filter_map(|q| q.attack)
+                    .collect();
+                assert_eq!(attacks.len(), 5, "{} {} {fact}", i.id, r.id);
+            }
+        }
+        let p = &i.profile;
+        assert!((56..=64).contains(&p.facts.len()), "{} facts", i.id);
+        let cats: BTreeSet<&str> = p.facts.iter().map(|f| f.category.as_str()).collect();
+        assert_eq!(cats.len(), 12, "{}", i.id);
+        let timed = p.facts.iter().filter(|f| f.timestamp.is_some()).count();
+        assert!(timed >= 8, "{}: {timed} timestamped facts", i.id);
+        assert!((1..=3).contains(&p.derived_facts.len()), "{}", i.id);
+        for d in &p.derived_facts {
+            assert!(d.sources.len() >= 2);
+        }
+        derived += p.derived_facts.len();
+        facts += p.facts.len() + p.derived_facts.len();
+        sensitive += p
+            .facts
+            .iter()
+            .chain(&p.derived_facts)
+            .filter(|f| f.sensitivity != bemula::dataset::Sensitivity::Low)
+            .count();
+        let day = |d: &str| -> i64 {
+            let y: i64 = d[..4].parse().unwrap();
+            let m: i64 = d[5..7].parse().unwrap();
+            let dd: i64 = d[8..].parse().unwrap();
+            y * 372 + m * 31 + dd
+        };
+        let first = &i.sessions[0].date;
+        let last = &i.sessions[i.sessions.len() - 1].date;
+        spans.push(day(last) - day(first));
+        tokens += i
+            .sessions
+            .iter()
+            .flat_map(|s| &s.turns)
+            .map(|t| t.user.len() + t.assistant.len())
+            .sum::<usize>()
+            / 4;
+    }
+    let share = sensitive as f64 / facts as f64;
+    assert!(
+        (0.2833..=0.3834).contains(&share),
+        "sensitive share {share:.3}"
+    );
+    assert!((50..=150).contains(&derived), "{derived} derived facts");
+    let mean_tokens = tokens / ds.instances.len();
+    assert!(
+        (70_000..=100_000).contains(&mean_tokens),
+        "mean tokens per instance {mean_tokens}"
+    );
+    // Spans measured on a 31-day-month scale are within a few days of the true one.
+    let mean_span = spans.iter().sum::<i64>() as f64 / spans.len() as f64;
+    assert!((35.0..=65.0).contains(&mean_span), "mean span {mean_span}");
+
+    let questions: usize = ds.instances.iter().map(|i| i.questions.len()).sum();
+    let lo = 1742.0 * 0.95;
+    let hi = 1742.0 * 1.05;
+    assert!(
+        (lo..=hi).contains(&(questions as f64)),
+        "{questions} questions"
+    );
+    let relearning: usize = ds
+        .instances
+        .iter()
+        .map(|i| {
+            i.questions
+                .iter()
+                .filter(|q| q.suite == Suite::Relearning)
+                .count()
+        })
+        .sum();
+    assert_eq!(relearning, 114);
+}
+
+#[test]
+fn target_mentions_average_about_two_and_a_half() {
+    let mut counts = Vec::new();
+    for i in &DEFAULT.instances {
+        for r in &i.requests {
+            for t in &r.targets {
+                let fact = i.fact(t).unwrap();
+                if !fact.sources.is_empty() {
+                    continue;
+                }
+                let n = i
+                    .sessions
+                    .iter()
+                    .flat_map(|s| &s.turns)
+                    .filter(|turn| turn.mentions.contains(t))
+                    .count();
+                counts.push(n);
+            }
+        }
+    }
+    assert!(counts.iter().all(|&n| (1..=5).contains(&n)), "{counts:?}");
+    let mean = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
+    assert!((2.2..=2.8).contains(&mean), "mean mentions {mean:.2}");
+}
+
+#[test]
+fn the_default_set_keeps_every_invariant() {
+    let problems: Vec<String> = DEFAULT.instances.iter().flat_map(check_instance).collect();
+    assert_no_problems(problems);
+}
+
+#[test]
+fn other_seeds_keep_every_invariant_and_never_panic() {
+    let mut problems = Vec::new();
+    for seed in [0u64, 1, 7, 99, 2024, u64::MAX] {
+        let specs = global_plan(seed);
+        for spec in specs.iter().filter(|s| s.tier.is_lite()).step_by(3) {
+            let instance = generate_instance(seed, spec);
+            problems.extend(
+                check_instance(&instance)
+                    .into_iter()
+                    .map(|p| format!("seed {seed}: {p}")),
+            );
+        }
+    }
+    assert_no_problems(problems);
+}
+
+#[test]
+fn generated_data_round_trips_through_write_and_load() {
+    let lite = generate(&GenConfig {
+        seed: DEFAULT_SEED,
+        lite: true,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    lite.write(dir.path()).unwrap();
+    let loaded = Dataset::load(dir.path()).unwrap_or_else(|e| panic!("load failed:\n{e}"));
+    assert_eq!(loaded.checksum, lite.checksum);
+    assert_eq!(loaded.instances, lite.instances);
+}
+
+#[test]
+fn the_sample_instance_is_what_the_generator_makes() {
+    let path = manifest_dir().join("data/sample/short_001.json");
+    let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let instance = DEFAULT.instance("short_001").unwrap();
+    assert!(
+        committed == encode_instance(instance),
+        "data/sample/short_001.json differs from the generated short_001; if the change \
+         is intended, regenerate it: cargo run -- generate --out /tmp/bemula-default --force && \
+         cp /tmp/bemula-default/short_001.json data/sample/"
+    );
+}
+
+mod cli {
+    use bemula::cli::generate::{Args, Manifest, run};
+    use std::path::Path;
+
+    fn args(out: &Path, lite: bool, force: bool) -> Args {
+        Args {
+            seed: 42,
+            lite,
+            out: out.to_path_buf(),
+            force,
+        }
+    }
+
+    #[test]
+    fn writes_instances_and_a_manifest_then_rewrites_its_own_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        run(args(&out, false, false)).unwrap();
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 51);
+        // A previous output may be overwritten without --force; instance files the
+        // new run does not write are removed.
+        run(args(&out, true, false)).unwrap();
+        let manifest: Manifest =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest.instances.len(), 31);
+        assert!(manifest.lite);
+        assert_eq!(manifest.seed, 42);
+        assert_eq!(manifest.version, env!("CARGO_PKG_VERSION"));
+        let loaded = bemula::dataset::Dataset::load(&out).unwrap();
+        assert_eq!(loaded.checksum, manifest.checksum);
+        let files = std::fs::read_dir(&out).unwrap().count();
+        assert_eq!(files, 32);
+    }
+
+    #[test]
+    fn refuses_a_foreign_non_empty_directory_unless_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let err = run(args(dir.path(), true, false)).unwrap_err().to_string();
+        assert!(
+            err.contains("not empty") && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        run(args(dir.path(), true, true)).unwrap();
+        assert!(dir.path().join("notes.txt").exists());
+        assert!(dir.path().join("short_001.json").exists());
+    }
+
+    #[test]
+    fn refuses_a_file_as_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file.json");
+        std::fs::write(&file, "{}").unwrap();
+        let err = run(args(&file, true, true)).unwrap_err().to_string();
+        assert!(err.contains("not a directory"), "{err}");
+    }
+}
