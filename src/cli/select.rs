@@ -43,12 +43,10 @@ impl LlmContext {
         #[cfg(feature = "llm")]
         {
             let snapshot = self.meter.snapshot();
-            let value = serde_json::to_value(snapshot).ok()?;
-            let printed = snapshot.to_string();
-            if printed.trim().is_empty() || value.as_object().is_some_and(|m| m.is_empty()) {
+            if snapshot == crate::llm::UsageByRole::default() {
                 return None;
             }
-            Some(value)
+            serde_json::to_value(snapshot).ok()
         }
         #[cfg(not(feature = "llm"))]
         None

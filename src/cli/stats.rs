@@ -10,7 +10,14 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A dataset directory (one `<id>.json` per instance) or a single instance file.
-    pub path: PathBuf,
+    /// Without it: the synthetic data generated from `--seed`.
+    pub path: Option<PathBuf>,
+    /// Seed of the generated data (without PATH).
+    #[arg(long, default_value_t = crate::generate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Only Bemula-Lite (the short and medium instances).
+    #[arg(long)]
+    pub lite: bool,
     /// Print one JSON object instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -18,7 +25,14 @@ pub struct Args {
 
 /// Runs `bemula stats`: loads (and so validates) the dataset and prints its statistics.
 pub fn run(args: Args) -> CliResult {
-    let dataset = Dataset::load(&args.path)?;
+    let dataset = match &args.path {
+        Some(path) => Dataset::load(path)?,
+        None => crate::generate::generate(&crate::generate::GenConfig {
+            seed: args.seed,
+            lite: false,
+        }),
+    };
+    let dataset = if args.lite { dataset.lite() } else { dataset };
     let stats = stats::compute(&dataset);
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -1,5 +1,6 @@
 //! Integration tests of the crate, one module per topic.
 
+mod adapters;
 mod engine;
 mod generate;
 mod harness;

@@ -1,0 +1,249 @@
+//! Integration tests: whole benchmark runs through adapters — the Python example over
+//! stdio and over HTTP give identical results, `bemula serve` gives the in-process
+//! results of the system it wraps, and a faulty adapter's faults are classified on
+//! their questions while the rest of the run completes.
+
+use bemula::answer::Extractive;
+use bemula::dataset::{Instance, Version};
+use bemula::generate::{GenConfig, generate};
+use bemula::judge::rule::RuleJudge;
+use bemula::record::Record;
+use bemula::run::{RunConfig, Runner};
+use bemula::system::remote::{self, RemoteOptions};
+use bemula::system::{SharedFactory, builtin};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const BIN: &str = env!("CARGO_BIN_EXE_bemula");
+
+/// Two short instances of the generated Lite data.
+fn instances() -> Vec<Instance> {
+    generate(&GenConfig {
+        seed: 42,
+        lite: true,
+    })
+    .instances
+    .into_iter()
+    .filter(|i| i.id.starts_with("short_"))
+    .take(2)
+    .collect()
+}
+
+fn run(factory: SharedFactory, instances: &[Instance]) -> Vec<Record> {
+    let runner = Runner::new(
+        factory,
+        Arc::new(Extractive),
+        Arc::new(RuleJudge),
+        RunConfig {
+            jobs: 2,
+            retries: 1,
+            backoff: Duration::from_millis(10),
+        },
+    );
+    runner_runtime().block_on(runner.run_all(instances))
+}
+
+fn runner_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Connects to an adapter spec on a runtime that lives as long as the factory is used.
+fn connect(rt: &tokio::runtime::Runtime, spec: &str, timeout: Duration) -> SharedFactory {
+    let options = RemoteOptions {
+        timeout,
+        ..RemoteOptions::default()
+    };
+    Arc::new(
+        rt.block_on(remote::connect(spec, &options))
+            .unwrap_or_else(|e| panic!("{spec}: {e}")),
+    )
+}
+
+/// A child serving HTTP on an ephemeral port, killed when dropped.
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_http(program: &str, args: &[&str]) -> Server {
+    let mut child = Command::new(program)
+        .args(args)
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    Server(child, url)
+}
+
+/// What must agree between two runs of the same system: every answer and verdict.
+fn essence(records: &[Record]) -> Vec<(String, Version, String, Option<String>, bool)> {
+    let mut v: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                r.instance.clone(),
+                r.version,
+                r.question_id.clone(),
+                r.answer.clone(),
+                r.correct,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_on(spec_or_url: &str, instances: &[Instance]) -> Vec<Record> {
+    let rt = runner_runtime();
+    let factory = connect(&rt, spec_or_url, Duration::from_secs(30));
+    let runner = Runner::new(
+        factory,
+        Arc::new(Extractive),
+        Arc::new(RuleJudge),
+        RunConfig {
+            jobs: 2,
+            retries: 1,
+            backoff: Duration::from_millis(10),
+        },
+    );
+    rt.block_on(runner.run_all(instances))
+}
+
+#[test]
+fn the_python_example_gives_identical_results_over_stdio_and_http() {
+    let instances = instances();
+    let example = format!("{ROOT}/adapters/python/example_memory.py");
+    let stdio = run_on(&format!("cmd:python3 {example}"), &instances);
+    let server = start_http("python3", &[&example]);
+    let http = run_on(&server.1, &instances);
+    assert!(
+        stdio.iter().all(|r| r.error.is_none()),
+        "no errors over stdio"
+    );
+    assert!(
+        http.iter().all(|r| r.error.is_none()),
+        "no errors over HTTP"
+    );
+    assert!(
+        stdio.iter().any(|r| r.correct),
+        "the example remembers something"
+    );
+    assert_eq!(essence(&stdio), essence(&http));
+}
+
+#[test]
+fn bemula_serve_gives_the_in_process_results_over_stdio_and_http() {
+    let instances = instances();
+    let in_process = run(builtin::factory("naive-rag").unwrap(), &instances);
+    let stdio = run_on(
+        &format!("cmd:{BIN} serve --system naive-rag --stdio"),
+        &instances,
+    );
+    let server = start_http(BIN, &["serve", "--system", "naive-rag"]);
+    let http = run_on(&server.1, &instances);
+    assert!(in_process.iter().any(|r| r.correct));
+    assert_eq!(essence(&stdio), essence(&in_process), "stdio");
+    assert_eq!(essence(&http), essence(&in_process), "http");
+}
+
+#[test]
+fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
+    let instances = instances();
+    let asked: usize = instances
+        .iter()
+        .flat_map(|i| &i.questions)
+        .map(|q| {
+            usize::from(q.asked_on(Version::Control)) + usize::from(q.asked_on(Version::Forget))
+        })
+        .sum();
+    let marker = tempfile::tempdir().unwrap();
+    let marker = marker.path().join("crashed");
+    // The variables reach only the adapter's process (`env` sets them; no shell).
+    let rt = runner_runtime();
+    let spec = format!(
+        "cmd:env FAULTY_CRASH_AT=40 FAULTY_MARKER={} python3 {ROOT}/tests/fixtures/adapters/faulty_run.py",
+        marker.display()
+    );
+    let factory = connect(&rt, &spec, Duration::from_secs(1));
+    let runner = Runner::new(
+        factory,
+        Arc::new(Extractive),
+        Arc::new(RuleJudge),
+        RunConfig {
+            jobs: 1,
+            retries: 1,
+            backoff: Duration::from_millis(10),
+        },
+    );
+    let records = rt.block_on(runner.run_all(&instances));
+    assert_eq!(
+        records.len(),
+        asked,
+        "every asked question has a record: nothing lost"
+    );
+    assert!(marker.exists(), "the adapter crashed once");
+    let errors: Vec<&Record> = records.iter().filter(|r| r.error.is_some()).collect();
+    let with = |needle: &str| {
+        errors
+            .iter()
+            .filter(|r| r.error.as_deref().unwrap().contains(needle))
+            .count()
+    };
+    for r in &errors {
+        assert!(
+            !r.correct && r.answer.is_none(),
+            "an error is never an answer: {r:?}"
+        );
+    }
+    let q = |word: &str| {
+        records
+            .iter()
+            .filter(|r| r.question.to_lowercase().contains(word))
+            .count()
+    };
+    if q("allergic") > 0 {
+        assert!(
+            with("vector store is down") > 0,
+            "system errors carry the adapter's message"
+        );
+    }
+    if q("phone") > 0 {
+        assert!(
+            with("protocol error") > 0,
+            "a non-text answer is a protocol error"
+        );
+    }
+    if q("laptop") > 0 {
+        assert!(with("timeout") > 0, "a slow call is a timeout");
+    }
+    assert!(with("crashed") > 0, "the crash is classified");
+    // The run went on: questions after the crash, in the next instance, were answered.
+    let last = &instances[1].id;
+    assert!(
+        records
+            .iter()
+            .any(|r| &r.instance == last && r.error.is_none() && r.correct),
+        "the run completed after the faults"
+    );
+}
