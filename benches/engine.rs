@@ -27,12 +27,24 @@ fn bench_end_to_end() {
     let mut generate_time = Duration::ZERO;
     let median = median_time(3, || {
         let t = Instant::now();
-        let dataset = generate(&GenConfig { seed: 42, lite: false });
+        let dataset = generate(&GenConfig {
+            seed: 42,
+            lite: false,
+        });
         generate_time = t.elapsed();
         let factory = bemula::system::builtin::factory("naive-rag").expect("built in");
-        let runner = Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), RunConfig::default());
+        let runner = Runner::new(
+            factory,
+            Arc::new(Extractive),
+            Arc::new(RuleJudge),
+            RunConfig::default(),
+        );
         records = runtime.block_on(runner.run_all(&dataset.instances));
-        let _ = bemula::report::Summary::build(&records, Default::default(), &BootstrapConfig::default());
+        let _ = bemula::report::Summary::build(
+            &records,
+            Default::default(),
+            &BootstrapConfig::default(),
+        );
     });
     println!(
         "end to end: full set (50 instances) against naive-rag, rule judge: median {:.2} s over 3 runs ({} records; generation {:.0} ms; {} worker threads)",

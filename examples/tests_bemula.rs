@@ -7,10 +7,15 @@ use bemula::harness::Harness;
 use bemula::system::{MemorySystem, Namespace, Reply, SystemResult, TurnInput};
 
 #[derive(Default)]
-struct MyMemory { turns: Vec<String> }
+struct MyMemory {
+    turns: Vec<String>,
+}
 
 impl MemorySystem for MyMemory {
-    fn reset(&mut self, _ns: &Namespace) -> SystemResult<()> { self.turns.clear(); Ok(()) }
+    fn reset(&mut self, _ns: &Namespace) -> SystemResult<()> {
+        self.turns.clear();
+        Ok(())
+    }
     fn observe(&mut self, _ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
         self.turns.push(turn.user.clone());
         Ok(())
@@ -19,7 +24,9 @@ impl MemorySystem for MyMemory {
         // Return your own answer (Reply::Answer) or what you retrieved (Reply::Memories);
         // memories are turned into an answer by the run's answerer, the same for every system.
         let _ = question;
-        Ok(Reply::Memories(self.turns.iter().rev().take(5).cloned().collect()))
+        Ok(Reply::Memories(
+            self.turns.iter().rev().take(5).cloned().collect(),
+        ))
     }
 }
 

@@ -135,6 +135,8 @@ async fn run_async(args: Args) -> CliResult {
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config.clone())
             .with_progress(progress.clone());
         let t0 = Instant::now();
+        #[cfg(feature = "llm")]
+        let judge_before = llm.judge_stats();
         let records = runner.run_all(&dataset.instances).await;
         progress.finish();
         let mut run_info = RunInfo {
@@ -158,6 +160,12 @@ async fn run_async(args: Args) -> CliResult {
         }
         if let Some(usage) = llm.usage() {
             run_info.extra.insert("usage".into(), usage);
+        }
+        #[cfg(feature = "llm")]
+        if let (Some(before), Some(after)) = (judge_before, llm.judge_stats()) {
+            run_info
+                .extra
+                .insert("judge_stats".into(), judge_stats_delta(before, after));
         }
         let summary = Summary::build(&records, run_info, &bootstrap);
         let dir = args.out.join(dir_name(&spec));
@@ -190,6 +198,29 @@ async fn run_async(args: Args) -> CliResult {
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The LLM judge's counters of one system's run, with the models' agreement rate.
+#[cfg(feature = "llm")]
+fn judge_stats_delta(
+    before: crate::llm::JudgeStats,
+    after: crate::llm::JudgeStats,
+) -> serde_json::Value {
+    let d = crate::llm::JudgeStats {
+        items: after.items - before.items,
+        unscored: after.unscored - before.unscored,
+        multi_vote_items: after.multi_vote_items - before.multi_vote_items,
+        unanimous_items: after.unanimous_items - before.unanimous_items,
+        guard_decided: after.guard_decided - before.guard_decided,
+        guard_disagreements: after.guard_disagreements - before.guard_disagreements,
+        unparsable_replies: after.unparsable_replies - before.unparsable_replies,
+        call_errors: after.call_errors - before.call_errors,
+    };
+    let mut value = serde_json::to_value(d).unwrap_or_default();
+    if let Some(map) = value.as_object_mut() {
+        map.insert("agreement_rate".into(), d.agreement_rate().into());
+    }
+    value
 }
 
 fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {

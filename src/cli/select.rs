@@ -19,6 +19,8 @@ pub struct LlmContext {
     args: crate::llm::LlmArgs,
     #[cfg(feature = "llm")]
     meter: Arc<crate::llm::UsageMeter>,
+    #[cfg(feature = "llm")]
+    judge: Arc<std::sync::Mutex<Option<Arc<crate::llm::LlmJudge>>>>,
 }
 
 impl LlmContext {
@@ -28,6 +30,7 @@ impl LlmContext {
         LlmContext {
             args,
             meter: Arc::new(crate::llm::UsageMeter::new()),
+            judge: Arc::default(),
         }
     }
 
@@ -50,6 +53,14 @@ impl LlmContext {
         }
         #[cfg(not(feature = "llm"))]
         None
+    }
+
+    /// The LLM judge's counters so far (guard decisions and disagreements, agreement of
+    /// several models, unscored items), when the judge is an LLM judge.
+    #[cfg(feature = "llm")]
+    pub fn judge_stats(&self) -> Option<crate::llm::JudgeStats> {
+        let judge = self.judge.lock().ok()?.clone()?;
+        Some(judge.stats())
     }
 
     /// Usage as text for the terminal.
@@ -132,9 +143,15 @@ pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error
         match crate::llm::parse_judge_spec(spec, &base)? {
             crate::llm::JudgeSpec::Rule => Ok(Arc::new(RuleJudge)),
             crate::llm::JudgeSpec::Llm(configs) => {
-                let judge = crate::llm::LlmJudge::from_configs(&configs, llm.meter.clone())?;
+                let judge = Arc::new(crate::llm::LlmJudge::from_configs(
+                    &configs,
+                    llm.meter.clone(),
+                )?);
                 judge.preflight().await?;
-                Ok(Arc::new(judge))
+                if let Ok(mut slot) = llm.judge.lock() {
+                    *slot = Some(judge.clone());
+                }
+                Ok(judge)
             }
         }
     }

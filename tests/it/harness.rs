@@ -411,8 +411,16 @@ fn missing_data_is_an_error_not_an_empty_pass() {
 
 #[test]
 fn the_readme_example_is_the_compiled_example() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tests_bemula.rs")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/tests_bemula.rs"
+    ))
+    .unwrap();
     let body = example.split_once("\n\n").map(|(_, b)| b).unwrap();
-    assert!(readme.contains(body), "README's tests/bemula.rs differs from examples/tests_bemula.rs");
+    assert!(
+        readme.contains(body),
+        "README's tests/bemula.rs differs from examples/tests_bemula.rs"
+    );
 }

@@ -980,3 +980,127 @@ async fn full_context_keeps_namespaces_apart() {
         .unwrap_err();
     assert!(e.to_string().contains("short_001/control"), "{e}");
 }
+
+/// `bemula run` end to end with an LLM judge and an LLM answerer over the scripted
+/// endpoint: usage and judge counters land in summary.json, a rerun is served from the
+/// cache, and the key appears in no file the runs wrote.
+#[test]
+fn bemula_run_with_llm_judge_and_answerer_records_usage_and_caches() {
+    let server = ChatServer::respond(|r: &Recorded| {
+        if r.text().contains("VERDICT") {
+            Scripted::reply_with_usage(
+                "The answer says it does not know.\nVERDICT: CORRECT",
+                120,
+                12,
+            )
+        } else {
+            Scripted::reply_with_usage("I don't have that information.", 80, 8)
+        }
+    });
+    let data = tempfile::tempdir().unwrap();
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 42,
+        lite: true,
+    });
+    let one = bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one");
+    one.write(data.path()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+            .args([
+                "run",
+                "--system",
+                "naive-rag",
+                "--judge",
+                "llm:judge-model",
+                "--answerer",
+                "llm:answer-model",
+                "--bootstrap",
+                "100",
+            ])
+            .arg("--data")
+            .arg(data.path())
+            .arg("--out")
+            .arg(out.path())
+            .arg("--cache")
+            .arg(cache.path())
+            .args([
+                "--base-url",
+                &server.url,
+                "--api-key-env",
+                "BEMULA_TEST_KEY",
+            ])
+            .env("BEMULA_TEST_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let calls = server.count();
+    assert!(
+        calls > 10,
+        "the judge and the answerer called the model ({calls} calls)"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("naive-rag/summary.json")).unwrap())
+            .unwrap();
+    let extra = &summary["config"]["extra"];
+    assert!(
+        extra["usage"]["judge"]["calls"].as_u64().unwrap() > 0,
+        "{extra}"
+    );
+    assert!(
+        extra["usage"]["answerer"]["prompt_tokens"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{extra}"
+    );
+    assert!(
+        extra["judge_stats"]["items"].as_u64().unwrap() > 0,
+        "{extra}"
+    );
+    assert_eq!(summary["config"]["judge"], "llm:judge-model");
+    assert!(String::from_utf8_lossy(&first.stdout).contains("Model usage"));
+
+    let second = run();
+    assert!(second.status.success());
+    assert_eq!(
+        server.count(),
+        calls + 2,
+        "the rerun made only the two preflight calls"
+    );
+
+    for dir in [out.path(), cache.path()] {
+        for entry in walk(dir) {
+            let bytes = std::fs::read(&entry).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(KEY),
+                "the key leaked into {}",
+                entry.display()
+            );
+        }
+    }
+    for output in [&first, &second] {
+        assert!(!String::from_utf8_lossy(&output.stdout).contains(KEY));
+        assert!(!String::from_utf8_lossy(&output.stderr).contains(KEY));
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
