@@ -85,6 +85,8 @@ pub enum DataSource {
 pub struct Settings {
     /// Data source.
     pub data: DataSource,
+    /// Every tier of the data rather than Bemula-Lite.
+    pub full: bool,
     /// Gate on the request pass rate.
     pub min_rpr: Option<f64>,
     /// Expectations file.
@@ -304,6 +306,7 @@ impl Harness {
             .unwrap_or_else(default_report_dir);
         Ok(Settings {
             data,
+            full,
             min_rpr,
             expectations,
             bless,
@@ -337,7 +340,7 @@ impl Harness {
             .filter(|_| args.exact)
             .and_then(|name| name.split("::").next())
             .map(str::to_string);
-        let dataset = load(&settings.data, exact_instance.as_deref())?;
+        let dataset = load(&settings.data, exact_instance.as_deref())?.default_tiers(settings.full);
         let expectations = match &settings.expectations {
             Some(path) => Expectations::read(path)?,
             None => Expectations::default(),

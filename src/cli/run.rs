@@ -227,14 +227,12 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
     match &args.data {
         Some(dir) => {
             let dataset = Dataset::load(dir)?;
-            Ok((
-                if args.full {
-                    dataset
-                } else {
-                    lite_if_any(dataset)
-                },
-                None,
-            ))
+            if !args.full && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
+                eprintln!(
+                    "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"
+                );
+            }
+            Ok((dataset.default_tiers(args.full), None))
         }
         None => {
             let dataset = generate::generate(&GenConfig {
@@ -243,21 +241,6 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
             });
             Ok((dataset, Some(args.seed)))
         }
-    }
-}
-
-/// Keeps the Lite tiers when the dataset has any; a dataset of only long instances is
-/// kept whole rather than emptied.
-fn lite_if_any(dataset: Dataset) -> Dataset {
-    if dataset.instances.iter().any(|i| i.tier.is_lite())
-        && dataset.instances.iter().any(|i| !i.tier.is_lite())
-    {
-        eprintln!(
-            "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"
-        );
-        dataset.lite()
-    } else {
-        dataset
     }
 }
 

@@ -162,6 +162,17 @@ impl Dataset {
         self
     }
 
+    /// The instances a run uses by default: with `full`, all of them; otherwise the
+    /// Bemula-Lite tiers (short and medium), unless the dataset has none of those, in
+    /// which case all of them rather than none.
+    pub fn default_tiers(self, full: bool) -> Dataset {
+        if full || !self.instances.iter().any(|i| i.tier.is_lite()) {
+            self
+        } else {
+            self.lite()
+        }
+    }
+
     /// Total number of forget requests.
     pub fn request_count(&self) -> usize {
         self.instances.iter().map(|i| i.requests.len()).sum()
