@@ -281,11 +281,12 @@ fn expectations_bless_expected_failures_regressions_and_unexpected_passes() {
         &[("BEMULA_EXPECTATIONS", file_s), ("BEMULA_BLESS", "1")],
     );
     assert!(bless.status.success(), "{}", text(&bless));
-    let failing: Vec<String> = results(&bless)
+    let mut failing: Vec<String> = results(&bless)
         .into_iter()
         .filter(|(_, r)| r == "FAILED")
         .map(|(n, _)| n)
         .collect();
+    failing.sort();
     let listed: Vec<String> = std::fs::read_to_string(&file)
         .unwrap()
         .lines()
