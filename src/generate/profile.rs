@@ -233,8 +233,20 @@ impl GenProfile {
         }
     }
 
-    /// The topic of the fact's category ("my health").
+    /// How an indirect question points at the fact without asking for it ("my
+    /// phone", "what I'm allergic to", "how long I've lived in my current home").
     pub fn topic(&self, fact: FactRef) -> String {
+        match fact {
+            FactRef::Atomic(i) => match &self.facts[i].template.topic {
+                Some(topic) => self.render(topic, &self.facts[i].value, self.when(fact)),
+                None => self.about(fact),
+            },
+            FactRef::Derived(_) => self.about(fact),
+        }
+    }
+
+    /// The topic of the fact's category ("my health").
+    pub fn category_topic(&self, fact: FactRef) -> String {
         let data = data();
         let category = match fact {
             FactRef::Atomic(i) => &data.facts.categories[self.facts[i].category],
