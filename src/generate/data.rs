@@ -205,8 +205,11 @@ pub struct DerivedTemplate {
     pub about: String,
     /// Unit of the value.
     pub unit: Unit,
-    /// The retention question.
+    /// The retention question, which names the sources to combine.
     pub question: String,
+    /// The same question asked plainly, without the sources: the relearning
+    /// question, whose dialogue states the new value outright.
+    pub plain_question: String,
     /// The fact as a clause.
     pub claim: String,
     /// The fact as a sentence.
@@ -480,9 +483,18 @@ mod tests {
             }
         }
         for t in &d.facts.derived {
+            // "Combining A and B, how long …?" ends with "how long …?".
+            let (first, rest) = t.plain_question.split_at(1);
+            let tail = format!("{}{rest}", first.to_lowercase());
+            assert!(
+                t.question.ends_with(&tail) && t.question.len() > tail.len(),
+                "{}: {:?} does not end with {tail:?}",
+                t.key,
+                t.question
+            );
             for r in &t.relearn {
                 assert!(r.contains("{value}"));
-                let q = content(&t.question);
+                let q = content(&t.plain_question);
                 assert!(content(r).iter().any(|w| q.contains(w)), "{}: {r}", t.key);
             }
         }
@@ -579,6 +591,7 @@ mod tests {
         }
         for t in &d.facts.derived {
             texts.extend([t.question.clone(), t.about.clone(), t.claim.clone()]);
+            texts.push(t.plain_question.clone());
             texts.extend(t.relearn.iter().cloned());
         }
         let all: String = texts

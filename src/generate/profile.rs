@@ -209,6 +209,16 @@ impl GenProfile {
         self.render(template, self.value(fact), self.when(fact))
     }
 
+    /// The question asked plainly: the retention question, except that a derived
+    /// fact's does not name the sources to combine ("How long have I lived in my
+    /// current home?").
+    pub fn plain_question(&self, fact: FactRef) -> String {
+        match fact {
+            FactRef::Atomic(_) => self.question(fact),
+            FactRef::Derived(i) => self.render(&self.derived[i].template.plain_question, "", None),
+        }
+    }
+
     /// The fact as a clause with the given value ("my home address is …").
     pub fn claim(&self, fact: FactRef, value: &str) -> String {
         let template = match fact {

@@ -147,8 +147,9 @@ fn relearning(rng: &mut Rng, profile: &GenProfile, target: FactRef, id: &str) ->
         })
         .collect();
     // The plain question: framing words ("based on my latest update") would
-    // outweigh the fact's own words for a retriever.
-    let text = profile.question(target);
+    // outweigh the fact's own words for a retriever, and a derived fact's sources
+    // ("combining where I live and when I moved in") lead to the old value.
+    let text = profile.plain_question(target);
     Question {
         id: format!("{id}-rl"),
         suite: Suite::Relearning,
