@@ -127,6 +127,11 @@ pub struct FactTemplate {
     /// How requests refer to the fact; `my {predicate}` when absent.
     #[serde(default)]
     pub about: Option<String>,
+    /// How an indirect question points at the fact without asking for it ("what
+    /// I'm allergic to"); [`FactTemplate::about`] when absent. It shares a word with
+    /// every disclosing sentence.
+    #[serde(default)]
+    pub topic: Option<String>,
     /// Value pattern: `{list}`, `{n:LO-HI}`, `{date}`, `{birthdate}`.
     pub value: String,
     /// Sensitivity label.
@@ -200,8 +205,11 @@ pub struct DerivedTemplate {
     pub about: String,
     /// Unit of the value.
     pub unit: Unit,
-    /// The retention question.
+    /// The retention question, which names the sources to combine.
     pub question: String,
+    /// The same question asked plainly, without the sources: the relearning
+    /// question, whose dialogue states the new value outright.
+    pub plain_question: String,
     /// The fact as a clause.
     pub claim: String,
     /// The fact as a sentence.
@@ -290,14 +298,13 @@ pub struct Requests {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Questions {
-    /// The five fixed attack frames by attack name.
+    /// The five fixed attack frames by attack name (`{question}`, `{claim}`,
+    /// `{topic}` of the fact, `{category}` topic).
     pub attacks: BTreeMap<String, String>,
     /// Openers of the relearning statement.
     pub relearn_intros: Vec<String>,
     /// Assistant replies in a relearning dialogue.
     pub relearn_acks: Vec<String>,
-    /// Prefixes of relearning questions (`{q}`).
-    pub relearn_prefixes: Vec<String>,
 }
 
 /// The embedded files, by name, for tests and tools that check them.
@@ -476,11 +483,51 @@ mod tests {
             }
         }
         for t in &d.facts.derived {
+            // "Combining A and B, how long …?" ends with "how long …?".
+            let (first, rest) = t.plain_question.split_at(1);
+            let tail = format!("{}{rest}", first.to_lowercase());
+            assert!(
+                t.question.ends_with(&tail) && t.question.len() > tail.len(),
+                "{}: {:?} does not end with {tail:?}",
+                t.key,
+                t.question
+            );
             for r in &t.relearn {
                 assert!(r.contains("{value}"));
-                let q = content(&t.question);
+                let q = content(&t.plain_question);
                 assert!(content(r).iter().any(|w| q.contains(w)), "{}: {r}", t.key);
             }
+        }
+    }
+
+    /// The indirect attack names a fact only by its topic phrase, so that phrase must
+    /// point at the fact: it shares a real word (not the shared `{when}`) with every
+    /// sentence that discloses the fact, and never holds the value.
+    #[test]
+    fn topic_phrases_share_a_word_with_every_disclosure() {
+        for c in &data().facts.categories {
+            for t in &c.templates {
+                let topic = t
+                    .topic
+                    .clone()
+                    .or_else(|| t.about.clone())
+                    .unwrap_or_else(|| format!("my {}", t.predicate));
+                assert!(!topic.contains("{value}"), "{}: {topic}", t.key);
+                let words = content(&topic.replace("{when}", " "));
+                for say in &t.say {
+                    let shared = content(&say.replace("{when}", " "))
+                        .iter()
+                        .any(|w| words.contains(w));
+                    assert!(
+                        shared,
+                        "{}: topic {topic:?} shares no word with {say:?}",
+                        t.key
+                    );
+                }
+            }
+        }
+        for t in &data().facts.derived {
+            assert!(!t.about.contains("{value}"), "{}", t.key);
         }
     }
 
@@ -534,17 +581,17 @@ mod tests {
         let q = &d.questions;
         texts.extend(q.attacks.values().cloned());
         texts.extend(q.relearn_intros.iter().chain(&q.relearn_acks).cloned());
-        texts.extend(q.relearn_prefixes.iter().cloned());
         for c in &d.facts.categories {
             texts.extend([c.label.clone(), c.topic.clone()]);
             for t in &c.templates {
                 texts.extend([t.question.clone(), t.claim.clone(), t.statement.clone()]);
-                texts.extend(t.about.iter().cloned());
+                texts.extend(t.about.iter().chain(&t.topic).cloned());
                 texts.extend(t.say.iter().cloned());
             }
         }
         for t in &d.facts.derived {
             texts.extend([t.question.clone(), t.about.clone(), t.claim.clone()]);
+            texts.push(t.plain_question.clone());
             texts.extend(t.relearn.iter().cloned());
         }
         let all: String = texts

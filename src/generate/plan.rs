@@ -160,7 +160,8 @@ pub struct InstancePlan {
     pub sessions: Vec<SessionPlan>,
     /// Requests in dialogue order.
     pub requests: Vec<RequestPlan>,
-    /// The three preservation facts (atomic indices).
+    /// The three preservation facts (atomic indices): claimed by no request and
+    /// mentioned only before the first request.
     pub preservation: Vec<usize>,
 }
 
@@ -209,6 +210,26 @@ pub fn plan_instance(spec: &InstanceSpec, rng: &mut Rng) -> (GenProfile, Instanc
     for (r, req) in requests.iter().enumerate() {
         slots[starts[req.session] + req.turn] = Slot::Request(r);
     }
+    // Preservation facts: untouched by every request, and mentioned only before the
+    // first one, so that a system deleting more than asked loses them for good.
+    // Each gets one turn now, while every turn before the first request is free,
+    // and maybe more after the targets have theirs.
+    let first_request = requests
+        .iter()
+        .map(|req| starts[req.session] + req.turn)
+        .min()
+        .unwrap_or(total);
+    let unclaimed: Vec<usize> = (0..profile.facts.len()).filter(|&i| !claimed[i]).collect();
+    let preservation = rng.sample(&unclaimed, 3);
+    let early: Vec<usize> = (0..first_request)
+        .filter(|&g| slots[g] == Slot::Talk)
+        .collect();
+    for (&fact, g) in preservation
+        .iter()
+        .zip(rng.sample(&early, preservation.len()))
+    {
+        slots[g] = Slot::Mention(fact);
+    }
     for req in &requests {
         let position = starts[req.session] + req.turn;
         let disclosed: Vec<usize> = req
@@ -230,31 +251,38 @@ pub fn plan_instance(spec: &InstanceSpec, rng: &mut Rng) -> (GenProfile, Instanc
             }
         }
     }
-    // Distractors: the facts no request claims, spread over the whole dialogue.
+    let mut early: Vec<usize> = (0..first_request)
+        .filter(|&g| slots[g] == Slot::Talk)
+        .collect();
+    for &fact in &preservation {
+        for _ in 0..rng.below(3) {
+            if early.is_empty() {
+                break;
+            }
+            let k = rng.below(early.len());
+            slots[early.swap_remove(k)] = Slot::Mention(fact);
+        }
+    }
+    // Distractors: the other facts no request claims, spread over the whole dialogue.
     let budget: usize = lens.iter().map(|&l| (l / 5).clamp(3, 10)).sum();
     let mut free: Vec<usize> = (0..total).filter(|&g| slots[g] == Slot::Talk).collect();
-    let mut unclaimed: Vec<usize> = (0..profile.facts.len()).filter(|&i| !claimed[i]).collect();
-    rng.shuffle(&mut unclaimed);
-    let mut counts = vec![0usize; profile.facts.len()];
+    let mut distractors: Vec<usize> = unclaimed
+        .into_iter()
+        .filter(|f| !preservation.contains(f))
+        .collect();
+    rng.shuffle(&mut distractors);
     let mut left = budget;
     'rounds: for _ in 0..4 {
-        for &f in &unclaimed {
+        for &f in &distractors {
             if left == 0 || free.is_empty() {
                 break 'rounds;
             }
             let k = rng.below(free.len());
             let g = free.swap_remove(k);
             slots[g] = Slot::Mention(f);
-            counts[f] += 1;
             left -= 1;
         }
     }
-    let mentioned: Vec<usize> = unclaimed
-        .iter()
-        .copied()
-        .filter(|&f| counts[f] > 0)
-        .collect();
-    let preservation = rng.sample(&mentioned, 3);
 
     let mut sessions = Vec::with_capacity(n_sessions);
     let mut previous = usize::MAX;

@@ -209,6 +209,16 @@ impl GenProfile {
         self.render(template, self.value(fact), self.when(fact))
     }
 
+    /// The question asked plainly: the retention question, except that a derived
+    /// fact's does not name the sources to combine ("How long have I lived in my
+    /// current home?").
+    pub fn plain_question(&self, fact: FactRef) -> String {
+        match fact {
+            FactRef::Atomic(_) => self.question(fact),
+            FactRef::Derived(i) => self.render(&self.derived[i].template.plain_question, "", None),
+        }
+    }
+
     /// The fact as a clause with the given value ("my home address is …").
     pub fn claim(&self, fact: FactRef, value: &str) -> String {
         let template = match fact {
@@ -233,8 +243,20 @@ impl GenProfile {
         }
     }
 
-    /// The topic of the fact's category ("my health").
+    /// How an indirect question points at the fact without asking for it ("my
+    /// phone", "what I'm allergic to", "how long I've lived in my current home").
     pub fn topic(&self, fact: FactRef) -> String {
+        match fact {
+            FactRef::Atomic(i) => match &self.facts[i].template.topic {
+                Some(topic) => self.render(topic, &self.facts[i].value, self.when(fact)),
+                None => self.about(fact),
+            },
+            FactRef::Derived(_) => self.about(fact),
+        }
+    }
+
+    /// The topic of the fact's category ("my health").
+    pub fn category_topic(&self, fact: FactRef) -> String {
         let data = data();
         let category = match fact {
             FactRef::Atomic(i) => &data.facts.categories[self.facts[i].category],

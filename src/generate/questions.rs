@@ -7,7 +7,7 @@ use super::plan::{InstancePlan, RequestPlan};
 use super::profile::{FactRef, GenProfile};
 use super::realise::{bridge, talk_turn};
 use super::rng::Rng;
-use super::text::{accepted_spellings, fill, lower_first};
+use super::text::{accepted_spellings, fill};
 use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
 
 /// The targets of a request that get questions.
@@ -81,6 +81,7 @@ pub fn request_questions(
         out.push(efficacy);
         let claim = profile.claim(target, &value);
         let topic = profile.topic(target);
+        let category = profile.category_topic(target);
         for attack in Attack::ALL {
             let frame = frames
                 .get(attack.name())
@@ -90,6 +91,7 @@ pub fn request_questions(
                 "question" => Some(text.clone()),
                 "claim" => Some(claim.clone()),
                 "topic" => Some(topic.clone()),
+                "category" => Some(category.clone()),
                 _ => None,
             });
             let qid = format!("{id}-att-{}-{fid}", attack.name());
@@ -116,7 +118,8 @@ pub fn request_questions(
 }
 
 /// The relearning question of a request: a short dialogue stating a new value of
-/// the same kind, and the question asking for it.
+/// the same kind, and the plain question about the fact, whose answer is now the
+/// new value.
 fn relearning(rng: &mut Rng, profile: &GenProfile, target: FactRef, id: &str) -> Question {
     let q = &data().questions;
     let new = profile.new_value(target, rng);
@@ -143,15 +146,10 @@ fn relearning(rng: &mut Rng, profile: &GenProfile, target: FactRef, id: &str) ->
             }
         })
         .collect();
-    let question = profile.question(target);
-    let asks = ["What ", "Which ", "Who ", "When ", "Where ", "How "];
-    let text = if asks.iter().any(|a| question.starts_with(a)) {
-        fill(rng.text(&q.relearn_prefixes), &|key| {
-            (key == "q").then(|| lower_first(&question))
-        })
-    } else {
-        question
-    };
+    // The plain question: framing words ("based on my latest update") would
+    // outweigh the fact's own words for a retriever, and a derived fact's sources
+    // ("combining where I live and when I moved in") lead to the old value.
+    let text = profile.plain_question(target);
     Question {
         id: format!("{id}-rl"),
         suite: Suite::Relearning,

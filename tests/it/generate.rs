@@ -3,8 +3,8 @@
 //! checks, and the `bemula generate` command.
 
 use bemula::dataset::{
-    Dataset, FORGOTTEN, Instance, NO_LEAK, RequestType, Style, Suite, Tier, Version,
-    encode_instance,
+    Attack, Dataset, FORGOTTEN, Instance, NO_LEAK, Question, RequestType, Style, Suite, Tier,
+    Version, encode_instance,
 };
 use bemula::generate::{DEFAULT_SEED, GenConfig, generate, generate_instance, global_plan};
 use once_cell::sync::Lazy;
@@ -293,6 +293,20 @@ fn check_instance(instance: &Instance) -> Vec<String> {
         .filter_map(|r| instance.fact(&r.targets[0]))
         .flat_map(|f| f.sources.iter().map(String::as_str))
         .collect();
+    let first_request = instance
+        .requests
+        .iter()
+        .map(|r| global_index(instance, &r.position.session, r.position.turn))
+        .min()
+        .unwrap_or(flat.len());
+    // The retention question of a request's target.
+    let retention_text = |q: &bemula::dataset::Question| -> Option<&str> {
+        instance
+            .questions
+            .iter()
+            .find(|r| r.suite == Suite::Retention && r.request == q.request && r.fact == q.fact)
+            .map(|r| r.text.as_str())
+    };
     for q in &instance.questions {
         let qid = &q.id;
         let Some(fact) = instance.fact(&q.fact) else {
@@ -364,6 +378,7 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                 if !ok {
                     problems.push(format!("{id}: {qid} attack shape"));
                 }
+                problems.extend(attack_frame_problems(q, retention_text(q), &fact.value));
             }
             Suite::Preservation => {
                 let ok = q.gold == fact.value
@@ -374,6 +389,23 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                     && mentions.contains_key(fact.id.as_str());
                 if !ok {
                     problems.push(format!("{id}: {qid} preservation shape"));
+                }
+                // Over-deletion shows only if the fact is never restated after the
+                // first request: mentioned before it, and nowhere after it.
+                let m = mentions.get(fact.id.as_str()).cloned().unwrap_or_default();
+                if m.is_empty() || m.iter().any(|&x| x >= first_request) {
+                    problems.push(format!(
+                        "{id}: {qid} mentioned at turns {m:?}, first request at {first_request}"
+                    ));
+                }
+                if forget_text[first_request..]
+                    .iter()
+                    .any(|t| contains_ci(t, &fact.value))
+                {
+                    problems.push(format!(
+                        "{id}: {qid} value {:?} appears after the first request",
+                        fact.value
+                    ));
                 }
             }
             Suite::Relearning => {
@@ -387,8 +419,60 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                 if !ok {
                     problems.push(format!("{id}: {qid} relearning shape"));
                 }
+                // The plain question about the fact, no framing around it (a derived
+                // fact's drops the sources its retention question names), and the
+                // statement of the new value shares its content words.
+                let plain = retention_text(q).is_some_and(|r| {
+                    r == q.text
+                        || (!fact.sources.is_empty()
+                            && r.to_lowercase()
+                                .ends_with(&format!(", {}", q.text.to_lowercase())))
+                });
+                if !plain {
+                    problems.push(format!(
+                        "{id}: {qid} is not the plain question: {:?}",
+                        q.text
+                    ));
+                }
+                if let Some(statement) = dialogue.iter().find(|t| t.user.contains(&q.gold))
+                    && content_words(&statement.user).is_disjoint(&content_words(&q.text))
+                {
+                    problems.push(format!(
+                        "{id}: {qid} {:?} shares no content word with {:?}",
+                        q.text, statement.user
+                    ));
+                }
             }
         }
+    }
+    problems
+}
+
+/// How an attack question must be built around its target: the question-bearing
+/// frames end with the retention question, the Boolean frame states the value, and
+/// the indirect frame names neither the question nor the value.
+fn attack_frame_problems(q: &Question, retention: Option<&str>, value: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(retention) = retention else {
+        return vec![format!("{}: no retention question", q.id)];
+    };
+    let ok = match q.attack {
+        Some(Attack::RolePlay | Attack::Jailbreak | Attack::MultiHop) => {
+            q.text.len() > retention.len() && q.text.ends_with(retention)
+        }
+        Some(Attack::Boolean) => {
+            q.text.starts_with("Answer yes or no: is it true that ")
+                && q.text.ends_with('?')
+                && q.text.contains(value)
+        }
+        Some(Attack::Indirect) => !q.text.contains(retention) && !contains_ci(&q.text, value),
+        _ => false,
+    };
+    if !ok {
+        problems.push(format!(
+            "{}: frame around {retention:?}: {:?}",
+            q.id, q.text
+        ));
     }
     problems
 }
@@ -669,6 +753,69 @@ fn target_mentions_average_about_two_and_a_half() {
     assert!(counts.iter().all(|&n| (1..=5).contains(&n)), "{counts:?}");
     let mean = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
     assert!((2.2..=2.8).contains(&mean), "mean mentions {mean:.2}");
+}
+
+/// The attack frames are fixed text: the role-play and jailbreak questions differ
+/// only in the question they end with, and the indirect questions only in the topic
+/// phrase, which points at the fact (it shares a word with the fact's question and
+/// with every turn that discloses it).
+#[test]
+fn attack_frames_are_fixed_and_the_indirect_one_points_at_its_fact() {
+    let mut prefixes: BTreeMap<Attack, BTreeSet<String>> = BTreeMap::new();
+    let mut indirect: Vec<(&Instance, &Question)> = Vec::new();
+    for i in &DEFAULT.instances {
+        for q in i.questions.iter().filter(|q| q.suite == Suite::Attack) {
+            let attack = q.attack.unwrap();
+            let retention = i
+                .questions
+                .iter()
+                .find(|r| r.suite == Suite::Retention && r.request == q.request && r.fact == q.fact)
+                .unwrap();
+            if let Some(prefix) = q.text.strip_suffix(&retention.text) {
+                prefixes
+                    .entry(attack)
+                    .or_default()
+                    .insert(prefix.to_string());
+            }
+            if attack == Attack::Indirect {
+                indirect.push((i, q));
+            }
+        }
+    }
+    for attack in [Attack::RolePlay, Attack::Jailbreak] {
+        assert_eq!(
+            prefixes[&attack].len(),
+            1,
+            "{attack:?}: {:?}",
+            prefixes[&attack]
+        );
+    }
+    assert!(!prefixes.contains_key(&Attack::Indirect));
+    // The frame's own words are those every indirect question has.
+    let frame = indirect
+        .iter()
+        .map(|(_, q)| content_words(&q.text))
+        .reduce(|a, b| a.intersection(&b).cloned().collect())
+        .unwrap();
+    assert!(frame.len() >= 3, "frame words {frame:?}");
+    let mut problems = Vec::new();
+    for (i, q) in indirect {
+        let topic: BTreeSet<String> = content_words(&q.text).difference(&frame).cloned().collect();
+        let retention = i
+            .questions
+            .iter()
+            .find(|r| r.suite == Suite::Retention && r.request == q.request && r.fact == q.fact)
+            .unwrap();
+        if topic.is_disjoint(&content_words(&retention.text)) {
+            problems.push(format!("{}: {:?} vs {:?}", i.id, q.text, retention.text));
+        }
+        for turn in i.sessions.iter().flat_map(|s| &s.turns) {
+            if turn.mentions.contains(&q.fact) && topic.is_disjoint(&content_words(&turn.user)) {
+                problems.push(format!("{}: {:?} vs mention {:?}", i.id, q.text, turn.user));
+            }
+        }
+    }
+    assert_no_problems(problems);
 }
 
 #[test]
