@@ -193,10 +193,13 @@ impl Space {
         Reply::Memories(self.search(question, |_| true))
     }
 
+    /// The [`TOP_K`] best sentences, in the order they were learnt.
     fn search(&self, question: &str, keep: impl Fn(DocId) -> bool) -> Vec<String> {
-        self.index
-            .search_where(&content_terms(question), TOP_K, keep)
-            .into_iter()
+        let mut hits = self
+            .index
+            .search_where(&content_terms(question), TOP_K, keep);
+        hits.sort_by_key(|hit| hit.id);
+        hits.into_iter()
             .filter_map(|hit| self.memories.get(&hit.id).map(|m| m.text.clone()))
             .collect()
     }
