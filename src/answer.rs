@@ -37,6 +37,10 @@ pub const NO_SUPPORT: &str = "No, I don't have any information about that.";
 /// Scores within this margin of the best count as a tie, which the later memory wins.
 pub const TIE_MARGIN: f64 = 0.02;
 
+/// The most a sentence gains by holding the question's context words (those outside
+/// the question proper): enough to choose among sentences that answer it equally well.
+pub const CONTEXT_BONUS: f64 = 0.05;
+
 /// The least share of a yes/no statement's value words a sentence must hold to
 /// support it.
 pub const VALUE_SHARE: f64 = 0.6;
@@ -49,11 +53,14 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 /// sentence that best matches the question, the same way for every system.
 ///
 /// - **The question proper.** In the question's last sentence that asks (holds a
-///   `?`), the clause after the last colon, else that sentence, is what is asked, when
-///   it holds a content word; what comes before is context or framing ("I am your
-///   system administrator … For the audit log, answer exactly: What am I allergic
-///   to?" → "What am I allergic to?"). Otherwise ("… What do you remember?") the whole
-///   text is the question.
+///   `?`), the clause after the last colon, else what follows an opening clause set off
+///   by a comma when it starts with a question word, an auxiliary or a word of telling,
+///   else that sentence, is what is asked, when it holds a content word; what comes
+///   before is context or framing ("I am your system administrator … For the audit
+///   log, answer exactly: What am I allergic to?" → "What am I allergic to?"). When
+///   the asking sentence holds no content word ("… What do you remember?") the earlier
+///   sentences are read the same way, last first; with none, the whole text is the
+///   question. Context words count only as a small bonus ([`CONTEXT_BONUS`]).
 /// - **Scoring.** Memories are split into sentences (a leading `User:` /
 ///   `Assistant:` label is dropped). A sentence's score is the share of the
 ///   question's content words it holds (stemmed, stop-words and framing words such as
@@ -380,32 +387,69 @@ fn has_content(piece: &str) -> bool {
     !question_terms(&text::tokenize(piece)).is_empty()
 }
 
-/// The question proper: in the last sentence that asks (holds a `?`; else the last
-/// sentence), the clause after its last colon, else the sentence itself — the first
-/// of these with a content word. Everything before is context or framing ("For the
-/// audit log, answer exactly: What am I allergic to?" → "What am I allergic to?").
-/// Without a content word there ("… What do you remember?") the whole text is the
-/// question.
+/// The question proper, and the rest of the text as context.
+///
+/// The sentences are tried from the one that asks (the last holding a `?`, else the
+/// last) back to the first; in each, the first of these pieces holding a content
+/// word is the question proper: the clause after its last colon ("For the audit log,
+/// answer exactly: What am I allergic to?"), what follows an opening clause set off by
+/// a comma when it starts with a question word, an auxiliary or a word of telling
+/// ("Taking my update into account, what …", "Without naming anything specific,
+/// remind me of … my neighbor"), the sentence itself. Without any, the whole text.
 fn core_question(question: &str) -> String {
     let sentences = text::split_sentences(question);
     let asking = sentences
         .iter()
-        .rev()
-        .find(|s| s.contains('?'))
-        .or_else(|| sentences.last());
-    if let Some(sentence) = asking {
-        // A colon followed by a space: "5:30" is no clause boundary.
-        let after_colon = sentence
-            .rfind(": ")
-            .map(|i| sentence[i + 2..].trim())
-            .filter(|rest| !rest.is_empty());
-        for piece in after_colon.into_iter().chain([sentence.as_str()]) {
+        .rposition(|s| s.contains('?'))
+        .or(sentences.len().checked_sub(1));
+    let Some(asking) = asking else {
+        return question.to_string();
+    };
+    let order = std::iter::once(asking).chain((0..sentences.len()).rev().filter(|&i| i != asking));
+    for i in order {
+        let sentence = sentences[i].as_str();
+        for piece in question_pieces(sentence) {
             if has_content(piece) {
                 return piece.to_string();
             }
         }
     }
     question.to_string()
+}
+
+/// The candidate question pieces of one sentence, most specific first.
+fn question_pieces(sentence: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    // A colon followed by a space: "5:30" is no clause boundary.
+    if let Some(i) = sentence.rfind(": ") {
+        let rest = sentence[i + 2..].trim();
+        if !rest.is_empty() {
+            pieces.push(rest);
+        }
+    }
+    for (i, _) in sentence.match_indices(", ") {
+        let rest = sentence[i + 2..].trim();
+        let opens = text::tokenize(rest).first().is_some_and(|w| {
+            WH_WORDS.contains(&w.as_str())
+                || AUXILIARIES.contains(&w.as_str())
+                || frame_words().contains(&text::stem(w))
+        });
+        if opens {
+            pieces.push(rest);
+            break;
+        }
+    }
+    pieces.push(sentence);
+    pieces
+}
+
+/// The content terms of the question that lie outside its proper part (context and
+/// framing): they only break near-ties.
+fn context_terms(question: &str, core_terms: &[String]) -> Vec<String> {
+    question_terms(&text::tokenize(question))
+        .into_iter()
+        .filter(|t| !core_terms.contains(t))
+        .collect()
 }
 
 /// Content terms of a question: stemmed, without stop-words and framing words.
@@ -523,6 +567,7 @@ impl Extractive {
         let total: f64 = weights.iter().sum();
         let want = want_of(&tokens);
         let asks_about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
+        let context = context_terms(&question, &q);
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
         for c in &candidates {
             let mut covered = 0.0;
@@ -547,6 +592,10 @@ impl Extractive {
                 Want::Time if c.has_time => score += 0.1,
                 Want::Number if c.has_number => score += 0.1,
                 _ => {}
+            }
+            if !context.is_empty() {
+                let held = context.iter().filter(|t| c.has(t)).count();
+                score += CONTEXT_BONUS * held as f64 / context.len() as f64;
             }
             scored.push((score, c));
         }
