@@ -100,23 +100,40 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let mut statements = Vec::new();
     let mut strong_marker = false;
     let mut plain: Option<Vec<String>> = None;
+    // A marker clause without a value of its own ("Overwrite it right now: …") hands
+    // the replacement to the clause that follows it.
+    let mut value_follows = false;
     for sentence in split_sentences(&text) {
         for clause in split_clauses(&sentence) {
-            let tokens = tokenize(&clause);
+            let tokens = tokenize(&list_commas(&clause));
             let found = find_cues(&tokens);
             let (marker, strong) = replacement_marker(&tokens);
             strong_marker |= strong;
             if found.is_empty() && marker {
-                let statement = clean_statement(&clause);
-                if !statement.is_empty() {
-                    statements.push(statement);
+                if has_value(&tokens) {
+                    let statement = clean_statement(&clause);
+                    if !statement.is_empty() {
+                        statements.push(statement);
+                    }
+                } else {
+                    value_follows = true;
+                    continue;
                 }
             }
             if found.is_empty() && !marker {
-                plain = Some(tokens);
+                if std::mem::take(&mut value_follows) {
+                    statements.push(clause.trim().to_string());
+                }
+                plain = Some(object_of_knowing(&tokens).to_vec());
             }
-            for cue in found {
-                cues.push((cue, plain.clone()));
+            if !found.is_empty() {
+                value_follows = false;
+                for cue in found {
+                    cues.push((cue, plain.clone()));
+                }
+                // A clause that is itself a request is no antecedent for a later
+                // pointing-back cue ("… That's behind me now."): that cue names the same.
+                plain = None;
             }
         }
     }
@@ -134,13 +151,9 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
             .iter()
             .filter_map(|part| analyse(part, cue.kind, today))
             .collect();
-        let points_back = cue
-            .phrase
-            .iter()
-            .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
         if found.is_empty()
             && cue.backward
-            && points_back
+            && points_back(&cue.phrase)
             && let Some(antecedent) = antecedent
         {
             found = split_parts(antecedent)
@@ -159,15 +172,9 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let old = cues
         .iter()
         .find(|(c, _)| c.kind == Kind::Delete)
-        .map(|(c, antecedent)| {
-            let points_back = c
-                .phrase
-                .iter()
-                .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
-            match antecedent {
-                Some(a) if points_back && c.backward => a.clone(),
-                _ => c.phrase.clone(),
-            }
+        .map(|(c, antecedent)| match antecedent {
+            Some(a) if points_back(&c.phrase) && c.backward => a.clone(),
+            _ => c.phrase.clone(),
         });
     if let (Some(old), Some(first)) = (old, statements.first())
         && let Some(restated) = restate(&old, first)
@@ -311,10 +318,108 @@ fn split_clauses(sentence: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words after a comma that open the next item of a list ("my diet, the loan I took
+/// out, and …"), not a new clause.
+#[rustfmt::skip]
+const LIST_OPENERS: &[&str] = &["my", "the", "that", "what", "where", "when", "how", "any"];
+
+/// Turns the commas of a list of items into "and" ("my diet, the loan …" → "my diet
+/// and the loan …"), so that the parts of a request's phrase are read apart.
+fn list_commas(clause: &str) -> String {
+    let mut out = String::with_capacity(clause.len());
+    let mut rest = clause;
+    while let Some(i) = rest.find(", ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let next = after.split_whitespace().next().unwrap_or("").to_lowercase();
+        if LIST_OPENERS.contains(&next.as_str()) {
+            out.push_str(" and ");
+        } else {
+            out.push_str(", ");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words of a replacement marker clause that are no value ("overwrite it right now").
+#[rustfmt::skip]
+const MARKER_WORDS: &[&str] = &[
+    "overwrite", "overwritten", "update", "updated", "change", "changed", "switch",
+    "switched", "replace", "replaced", "correct", "correction", "instead", "new", "now",
+    "currently", "nowadays", "days", "things", "right", "only", "remember", "keep", "store",
+    "save", "note", "from",
+];
+
+/// Whether a marker clause states a value of its own.
+fn has_value(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| {
+        !is_stop_word(t)
+            && !MARKER_WORDS.contains(&t.as_str())
+            && !is_generic(&stem(t))
+            && !DEMONSTRATIVES.contains(&t.as_str())
+    })
+}
+
+/// The object of the assistant's knowing, when a clause says what the assistant
+/// knows or keeps ("… that you still know what I told you about my employer" → "what
+/// I told you about my employer"); the whole clause otherwise.
+fn object_of_knowing(tokens: &[String]) -> &[String] {
+    for (i, t) in tokens.iter().enumerate() {
+        if !YOU_SUBJECTS.contains(&t.as_str()) {
+            continue;
+        }
+        let mut j = i + 1;
+        while tokens
+            .get(j)
+            .is_some_and(|w| matches!(w.as_str(), "still" | "already" | "even" | "now"))
+        {
+            j += 1;
+        }
+        if tokens.get(j).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "know"
+                    | "knew"
+                    | "remember"
+                    | "remembered"
+                    | "have"
+                    | "had"
+                    | "keep"
+                    | "kept"
+                    | "store"
+                    | "stored"
+                    | "hold"
+                    | "held"
+                    | "retain"
+                    | "retained"
+            )
+        }) && j + 1 < tokens.len()
+        {
+            return &tokens[j + 1..];
+        }
+    }
+    tokens
+}
+
 #[rustfmt::skip]
 const NEGATIONS: &[&str] = &[
     "don't", "dont", "not", "never", "won't", "can't", "cannot", "shouldn't", "didn't",
-    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit",
+    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit", "isn't", "aren't",
+    "wasn't", "weren't",
+];
+/// Negated copulas: "… weren't something you remembered" negates what stands before.
+const NEGATED_COPULAS: &[&str] = &["isn't", "aren't", "wasn't", "weren't"];
+/// Where the assistant keeps things: "… sitting in your memory".
+#[rustfmt::skip]
+const MEMORY_PLACES: &[&str] = &[
+    "memory", "memories", "records", "notes", "files", "head", "system", "database", "mind",
+];
+/// Participles that wish something gone: "I'd prefer that gone".
+#[rustfmt::skip]
+const GONE: &[&str] = &[
+    "gone", "erased", "deleted", "removed", "forgotten", "wiped", "scrubbed", "purged",
 ];
 #[rustfmt::skip]
 const SELF_SUBJECTS: &[&str] = &[
@@ -354,7 +459,7 @@ const DELETE_WEAK: &[&str] = &[
 ];
 #[rustfmt::skip]
 const RETAIN: &[&str] = &[
-    "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
+    "hang", "hanging", "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
     "save", "saving", "track", "tracking", "record", "recording", "know", "knowing", "hold",
     "holding", "log", "logging", "memorize", "memorise", "memorizing", "memorising",
 ];
@@ -516,9 +621,74 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     phrase,
                     backward: false,
                 });
+            } else if agent_ok && !negated && points_back(&phrase) && strong_verb {
+                // "… is wrong, so erase it": weak alone ("forget it, let's move on").
+                cues.push(Cue {
+                    strength: Strength::Weak,
+                    kind: Kind::Delete,
+                    phrase,
+                    backward: true,
+                });
             }
             v += 1;
             continue;
+        }
+        // "I'd prefer that gone", "I want it erased": a wish pointing back.
+        if GONE.contains(&t)
+            && DEMONSTRATIVES.contains(&prev)
+            && v >= 2
+            && matches!(
+                tokens[v - 2].as_str(),
+                "prefer" | "want" | "like" | "rather" | "need" | "wish"
+            )
+        {
+            cues.push(Cue {
+                strength: Strength::Strong,
+                kind: Kind::Delete,
+                phrase: vec![prev.to_string()],
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "I don't want my … sitting in your memory".
+        if t == "want" && negated_before(tokens, v, 3) && subject_before(tokens, v) != Some(true) {
+            let place = (v + 1..n.saturating_sub(1))
+                .find(|&k| tokens[k] == "your" && MEMORY_PLACES.contains(&tokens[k + 1].as_str()));
+            if let Some(place) = place {
+                let mut end = place;
+                while end > v + 1
+                    && matches!(
+                        tokens[end - 1].as_str(),
+                        "in" | "inside"
+                            | "within"
+                            | "on"
+                            | "to"
+                            | "be"
+                            | "sitting"
+                            | "kept"
+                            | "stored"
+                            | "saved"
+                            | "living"
+                            | "staying"
+                            | "remaining"
+                            | "left"
+                    )
+                {
+                    end -= 1;
+                }
+                let phrase = tokens[v + 1..end].to_vec();
+                if personal_object(&phrase) {
+                    cues.push(Cue {
+                        strength: Strength::Strong,
+                        kind: Kind::Delete,
+                        phrase,
+                        backward: false,
+                    });
+                    v = place + 2;
+                    continue;
+                }
+            }
         }
         // Negated retention, active ("don't keep my …") or passive ("… retained").
         if RETAIN.contains(&t) || RETAIN_PASSIVE.contains(&t) {
@@ -534,7 +704,20 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                                 || NEGATIONS.contains(&tokens[j].as_str())
                         })
                         .map_or(0, |j| j + 1);
-                    let phrase: Vec<String> = tokens[from..v].to_vec();
+                    let mut phrase: Vec<String> = tokens[from..v].to_vec();
+                    // "… if my diet weren't something you remembered": the phrase is
+                    // what stands before the negated copula.
+                    if from > 0
+                        && NEGATED_COPULAS.contains(&tokens[from - 1].as_str())
+                        && !personal_object(&phrase)
+                    {
+                        let copula = from - 1;
+                        let start = tokens[..copula]
+                            .iter()
+                            .position(|w| matches!(w.as_str(), "if" | "that"))
+                            .map_or(0, |i| i + 1);
+                        phrase = strip_lead(&tokens[start..copula]);
+                    }
                     if any_in(&phrase, MEMORY_WORDS)
                         || (subject != Some(false) && personal_object(&phrase))
                     {
@@ -550,6 +733,13 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     if next == "track" && tokens.get(v + 2).is_some_and(|x| x == "of") {
                         start = v + 3;
                     }
+                    // "hang on to …", "hold onto …".
+                    while tokens
+                        .get(start)
+                        .is_some_and(|x| matches!(x.as_str(), "on" | "to" | "onto"))
+                    {
+                        start += 1;
+                    }
                     let phrase = phrase_from(tokens, start.min(n));
                     if personal_object(&phrase) {
                         cues.push(Cue {
@@ -557,6 +747,14 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                             kind: Kind::Delete,
                             phrase,
                             backward: false,
+                        });
+                    } else if !phrase.is_empty() && points_back(&phrase) {
+                        // "… so there's no need to hang on to it": weak alone.
+                        cues.push(Cue {
+                            strength: Strength::Weak,
+                            kind: Kind::Delete,
+                            phrase,
+                            backward: true,
                         });
                     }
                 }
@@ -706,6 +904,8 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 && matches!(prev, "not" | "isn't" | "aren't" | "wasn't")
                 && tokens[v..].iter().any(|x| x == "anymore"))
             || (t == "news" && prev == "old")
+            || (matches!(t, "wrong" | "incorrect" | "inaccurate" | "false")
+                && matches!(prev, "is" | "was" | "are" | "were" | "that's" | "it's"))
             || (t == "behind" && next == "me");
         if outdated {
             let mut end = v;
@@ -796,7 +996,10 @@ fn replacement_marker(tokens: &[String]) -> (bool, bool) {
                         w[1].as_str(),
                         "remember" | "keep" | "store" | "save" | "note"
                     ))
-                || (w[0] == "replace" || w[0] == "replaced")
+                || matches!(
+                    w[0].as_str(),
+                    "replace" | "replaced" | "overwrite" | "overwritten"
+                )
         })
         || tokens
             .windows(3)
@@ -921,6 +1124,13 @@ fn split_parts(phrase: &[String]) -> Vec<Vec<String>> {
 #[rustfmt::skip]
 const DEMONSTRATIVES: &[&str] = &["that", "this", "those", "these", "it", "them", "such"];
 
+/// Whether a phrase only points back ("it", "that", "all of that"): it names nothing.
+fn points_back(phrase: &[String]) -> bool {
+    phrase
+        .iter()
+        .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()))
+}
+
 /// Reads one part of a request's phrase as a target.
 fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Target> {
     let text = part.join(" ");
@@ -956,7 +1166,7 @@ fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Targ
             .filter(|t| {
                 !matches!(
                     t.as_str(),
-                    "event" | "happen" | "memori" | "moment" | "experienc"
+                    "event" | "happen" | "memori" | "moment" | "experienc" | "went" | "goings"
                 )
             })
             .collect();
