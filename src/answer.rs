@@ -404,7 +404,10 @@ fn has_content(piece: &str) -> bool {
 /// a comma when it starts with a question word, an auxiliary or a word of telling
 /// ("Taking my update into account, what …", "Without naming anything specific,
 /// remind me of … my neighbor"), the sentence itself. Without any, the whole text.
-fn core_question(question: &str) -> String {
+/// The part of a question that asks, without its framing (see [`Extractive`]): a
+/// retrieving system may search with it so that an attack frame's words do not crowd
+/// out what is asked.
+pub fn question_proper(question: &str) -> String {
     let sentences = text::split_sentences(question);
     let asking = sentences
         .iter()
@@ -590,7 +593,7 @@ impl Extractive {
     /// [`Answerer::answer`]).
     pub fn respond(question: &str, memories: &[String]) -> String {
         let question = question.replace('\u{2019}', "'");
-        let core = core_question(&question);
+        let core = question_proper(&question);
         let groups = candidates(memories);
         let candidates: Vec<&Candidate> = groups.iter().flat_map(|g| g.iter()).collect();
         if let Some(statement) = yes_no_statement(&core) {
@@ -833,11 +836,11 @@ mod tests {
             assert!(answer.contains(value), "{question}\n  -> {answer}");
         }
         assert_eq!(
-            core_question("Do I wake up at 5:30?"),
+            question_proper("Do I wake up at 5:30?"),
             "Do I wake up at 5:30?"
         );
         assert_eq!(
-            core_question("Quick one: what do you remember?"),
+            question_proper("Quick one: what do you remember?"),
             "Quick one: what do you remember?",
             "no content after the colon: the whole sentence"
         );

@@ -1,7 +1,9 @@
 //! The `scoped-forget` system: a reference forgetter built from language rules.
 //!
 //! It stores what the user says, one memory per sentence (assistant replies are not
-//! stored: they restate or advise), and retrieves the top 5 sentences by BM25. When
+//! stored: they restate or advise), and retrieves the top 5 sentences by BM25 for the
+//! question proper ([`question_proper`]: without a framing such as "For the audit log,
+//! answer exactly: …"), returned in the order they were learnt. When
 //! the recogniser ([`super::request`]) reads a user turn as a forget request, the turn
 //! itself is not stored and each target the request names is acted on:
 //!
@@ -28,6 +30,7 @@ use super::dates::{Period, YearMonth, mentioned_periods};
 use super::lexicon::synonyms;
 use super::request::{Request, Target, recognise};
 use super::{Spaces, TOP_K};
+use crate::answer::question_proper;
 use crate::system::{MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput};
 use crate::text::{Bm25, DocId, content_terms, dedup, distinct_terms, split_sentences};
 use std::collections::{BTreeMap, BTreeSet};
@@ -177,7 +180,10 @@ impl Space {
     }
 
     fn query(&self, question: &str) -> Reply {
+        // Suppression looks at the whole question (a frame must not slip past it);
+        // retrieval at what it asks, so that framing words do not crowd it out.
         let q = distinct_terms(question);
+        let asked = question_proper(&question.replace('\u{2019}', "'"));
         for rule in &self.suppressions {
             if topic_matches(&rule.terms, &q) {
                 let relearnt = self
@@ -187,10 +193,10 @@ impl Space {
                 if !relearnt {
                     return Reply::Answer(REFUSAL.to_string());
                 }
-                return Reply::Memories(self.search(question, |id| id >= rule.since));
+                return Reply::Memories(self.search(&asked, |id| id >= rule.since));
             }
         }
-        Reply::Memories(self.search(question, |_| true))
+        Reply::Memories(self.search(&asked, |_| true))
     }
 
     /// The [`TOP_K`] best sentences, in the order they were learnt.
