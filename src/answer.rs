@@ -534,7 +534,7 @@ const NO_HEAD: &[&str] = &[
 
 /// The kind of thing a "what/which X …" question asks for: the last word of the
 /// noun phrase after a leading "what"/"which" ("What smart home device did I
-/// install …?" → "devic"), stemmed; the answer should name it. `None` for other
+/// install …?" → "devic"; "Which bank holds my savings?" → "bank"), stemmed; the answer should name it. `None` for other
 /// questions ("What is my …?", "What do I …?").
 fn asked_kind(tokens: &[String]) -> Option<String> {
     let start = tokens
@@ -543,15 +543,26 @@ fn asked_kind(tokens: &[String]) -> Option<String> {
     if !matches!(tokens[start].as_str(), "what" | "which") {
         return None;
     }
-    let phrase: Vec<&String> = tokens[start + 1..]
+    let rest = &tokens[start + 1..];
+    let end = rest
         .iter()
-        .take_while(|t| {
-            !AUXILIARIES.contains(&t.as_str())
-                && !FIRST_PERSON.contains(&t.as_str())
-                && !matches!(t.as_str(), "my" | "you" | "your" | "we" | "me")
+        .position(|t| {
+            AUXILIARIES.contains(&t.as_str())
+                || FIRST_PERSON.contains(&t.as_str())
+                || matches!(t.as_str(), "my" | "you" | "your" | "we" | "me")
         })
-        .collect();
-    let head = phrase.last()?;
+        .unwrap_or(rest.len());
+    let phrase = &rest[..end];
+    // Before an auxiliary or "I" ("What laptop did I buy?") the phrase is all noun;
+    // otherwise its last word is the verb ("Which bank holds my savings?").
+    let inverted = rest
+        .get(end)
+        .is_some_and(|t| AUXILIARIES.contains(&t.as_str()) || FIRST_PERSON.contains(&t.as_str()));
+    let head = if inverted {
+        phrase.last()?
+    } else {
+        phrase.len().checked_sub(2).map(|i| &phrase[i])?
+    };
     if text::is_stop_word(head) || NO_HEAD.contains(&head.as_str()) {
         return None;
     }
@@ -922,6 +933,10 @@ mod tests {
             Some("book")
         );
         assert_eq!(asked_kind(&text::tokenize("What is my address?")), None);
+        assert_eq!(
+            asked_kind(&text::tokenize("Which bank holds my savings?")).as_deref(),
+            Some("bank")
+        );
         assert_eq!(asked_kind(&text::tokenize("What time do I wake up?")), None);
     }
 
