@@ -71,7 +71,8 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   "assistant", "records", "ignore", "instructions" left out), each word weighted by
 ///   how rare it is among the given sentences (weights between 1 and 2). A sentence
 ///   must hold at least [`MIN_COVERAGE`] of the weight and two of the words (one when
-///   the question has one) to be an answer; a sentence that is itself a question
+///   the question has one, or when it holds the question's key word: the kind asked
+///   for, or the head of its "my …" phrase) to be an answer; a sentence that is itself a question
 ///   counts at 0.8, "when" and "how many/much/long/old" questions favour sentences
 ///   with a date or a number, and a question about what "I" do favours sentences in
 ///   the first person. For a "what/which X …" question, a sentence that does not name
@@ -569,6 +570,27 @@ fn asked_kind(tokens: &[String]) -> Option<String> {
     Some(text::stem(head)).filter(|h| !frame_words().contains(h))
 }
 
+/// The question's key word: the kind asked for ([`asked_kind`]), else the head of
+/// its first "my …" phrase ("How long is my commute to work?" → "commut"; "What is
+/// my partner's name?" → "partner"), stemmed. A sentence holding it needs no second
+/// question word ("My neighborhood is Riverside Heights." answers "Which
+/// neighborhood do I live in?").
+fn key_term(tokens: &[String]) -> Option<String> {
+    if let Some(kind) = asked_kind(tokens) {
+        return Some(kind);
+    }
+    let my = tokens.iter().position(|t| t == "my")?;
+    let phrase: Vec<&String> = tokens[my + 1..]
+        .iter()
+        .take_while(|t| !text::is_stop_word(t))
+        .collect();
+    let mut head = phrase.last()?;
+    if matches!(head.as_str(), "name" | "names") {
+        head = phrase.len().checked_sub(2).map(|i| &phrase[i])?;
+    }
+    Some(text::stem(head)).filter(|h| !frame_words().contains(h))
+}
+
 /// The last of the best-scored candidates: among scores within [`TIE_MARGIN`] of the
 /// best, the later one wins.
 fn latest_best<'a>(scored: &[(f64, &'a Candidate)]) -> Option<&'a Candidate> {
@@ -624,6 +646,7 @@ impl Extractive {
         let asks_about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
         let context = context_terms(&question, &q);
         let kind = asked_kind(&tokens);
+        let key = key_term(&tokens);
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
         for c in &candidates {
             let mut covered = 0.0;
@@ -638,7 +661,8 @@ impl Extractive {
             if kind.as_ref().is_some_and(|k| !c.has(k)) {
                 score *= UNNAMED_KIND;
             }
-            if matched < q.len().min(2) || score < MIN_COVERAGE {
+            let enough_words = matched >= q.len().min(2) || key.as_ref().is_some_and(|k| c.has(k));
+            if !enough_words || score < MIN_COVERAGE {
                 continue;
             }
             if c.asks {
@@ -933,6 +957,22 @@ mod tests {
             Some("book")
         );
         assert_eq!(asked_kind(&text::tokenize("What is my address?")), None);
+        assert_eq!(
+            key_term(&text::tokenize("What is my partner's name?")).as_deref(),
+            Some("partner")
+        );
+        assert_eq!(
+            key_term(&text::tokenize("How long is my commute to work?")).as_deref(),
+            Some("commut")
+        );
+        assert!(
+            Extractive::respond(
+                "Which neighborhood do I live in?",
+                &mem(&["Quick correction: my neighborhood is Riverside Heights."])
+            )
+            .contains("Riverside Heights"),
+            "the key word alone is enough"
+        );
         assert_eq!(
             asked_kind(&text::tokenize("Which bank holds my savings?")).as_deref(),
             Some("bank")
