@@ -222,7 +222,7 @@ const GENERIC: &[&str] = &[
     "previously", "ago", "before", "ever", "anywhere", "either", "going", "forward", "onward",
     "onwards", "moving", "there", "think", "would", "rather", "don't", "personal", "private",
     "sensitive", "specific", "specifically", "exactly", "around", "preference",
-    "preferences", "version", "things", "life",
+    "preferences", "version", "things", "life", "time",
 ];
 
 /// Words showing that a category request names a scope, not a single fact.
@@ -282,6 +282,7 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("prefer", &["like", "love", "favorite", "favourite"]),
     ("hobby", &["enjoy", "love", "like"]),
     ("commute", &["drive", "bus", "train", "bike"]),
+    ("annual", &["year", "yearly"]),
 ];
 
 struct Tables {

@@ -99,11 +99,13 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let mut cues = Vec::new();
     let mut statements = Vec::new();
     let mut strong_marker = false;
-    let mut plain: Option<Vec<String>> = None;
+    let mut plain: Option<Vec<String>>;
     // A marker clause without a value of its own ("Overwrite it right now: …") hands
     // the replacement to the clause that follows it.
     let mut value_follows = false;
     for sentence in split_sentences(&text) {
+        // A pointing-back cue ("that's outdated") names something of its own sentence.
+        plain = None;
         for clause in split_clauses(&sentence) {
             let tokens = tokenize(&list_commas(&clause));
             let found = find_cues(&tokens);
@@ -270,7 +272,7 @@ fn restate(old: &[String], statement: &str) -> Option<String> {
 const CLAUSE_OPENERS: &[&str] = &[
     "but", "so", "because", "since", "as", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's",
     "that", "those", "these", "they", "we", "now", "please", "which", "though", "although",
-    "then", "instead", "just", "only", "and",
+    "then", "instead", "just", "only", "and", "whatever",
 ];
 
 /// Words after "and" that open a new clause rather than continue a list.
@@ -278,7 +280,7 @@ const CLAUSE_OPENERS: &[&str] = &[
 const AND_OPENERS: &[&str] = &[
     "but", "so", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's", "that's", "those",
     "these", "they", "we", "now", "please", "then", "just", "only", "delete", "forget", "erase",
-    "remove", "don't", "do", "remember", "keep", "store",
+    "remove", "don't", "do", "remember", "keep", "store", "whatever",
 ];
 
 /// Splits a sentence at `;`, dashes and colons, and at commas that open a new clause.
@@ -646,6 +648,81 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 strength: Strength::Strong,
                 kind: Kind::Delete,
                 phrase: vec![prev.to_string()],
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "… it shouldn't exist anymore": a strong wish pointing back.
+        if t == "exist" && negated_before(tokens, v, 2) {
+            cues.push(Cue {
+                strength: Strength::Strong,
+                kind: Kind::Delete,
+                phrase: tokens[..v].iter().rev().take(2).rev().cloned().collect(),
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "… you might still think my doctor is Dr. Abara": weak alone.
+        if matches!(t, "think" | "believe" | "assume")
+            && tokens[v.saturating_sub(3)..v].iter().any(|x| x == "still")
+            && tokens[v.saturating_sub(4)..v].iter().any(|x| x == "you")
+        {
+            let phrase = phrase_from(tokens, v + 1);
+            if personal_object(&phrase) {
+                cues.push(Cue {
+                    strength: Strength::Weak,
+                    kind: Kind::Delete,
+                    phrase,
+                    backward: false,
+                });
+            }
+            v += 1;
+            continue;
+        }
+        // Idioms of the past: "that's all in the past", "that's a chapter I've closed",
+        // "that changed" — weak, naming what stands before them.
+        let idiom_start = if t == "past" && v >= 2 && prev == "the" && tokens[v - 2] == "in" {
+            Some(v - 2)
+        } else if t == "chapter" && tokens[v + 1..].iter().take(4).any(|x| x == "closed") {
+            Some(v)
+        } else if t == "changed"
+            && DEMONSTRATIVES.contains(&prev)
+            && matches!(
+                next,
+                "" | "and" | "now" | "since" | "recently" | "so" | "but"
+            )
+        {
+            Some(v - 1)
+        } else {
+            None
+        };
+        if let Some(start) = idiom_start {
+            let mut end = start;
+            while end > 0
+                && matches!(
+                    tokens[end - 1].as_str(),
+                    "is" | "are"
+                        | "was"
+                        | "were"
+                        | "all"
+                        | "a"
+                        | "that's"
+                        | "it's"
+                        | "has"
+                        | "have"
+                        | "been"
+                        | "just"
+                        | "now"
+                )
+            {
+                end -= 1;
+            }
+            cues.push(Cue {
+                strength: Strength::Weak,
+                kind: Kind::Delete,
+                phrase: strip_lead(&tokens[..end]),
                 backward: true,
             });
             v += 1;
@@ -1368,6 +1445,80 @@ mod tests {
     }
 
     #[test]
+    fn more_indirect_phrasings() {
+        assert_eq!(
+            targets(
+                "I don't really want everything I mentioned about my best friend's name sitting in your memory, if that makes sense."
+            ),
+            vec![facts(&["best", "friend", "name"])]
+        );
+        assert_eq!(
+            targets(
+                "Honestly, I'd feel better if my diet, the loan I took out in December 2023 and my therapy weren't something you remembered."
+            ),
+            vec![
+                facts(&["diet"]),
+                facts(&["loan", "took", "december", "2023"]),
+                facts(&["therapy"])
+            ]
+        );
+        let t = targets(
+            "It makes me uncomfortable that you still know all of my financial information; I'd prefer that gone.",
+        );
+        assert!(
+            matches!(&t[..], [Target::Categories(c)] if c[0].name() == "finance"),
+            "{t:?}"
+        );
+        assert_eq!(
+            targets(
+                "That inferred detail about how many hours a week I spend on yoga: that's a chapter I've closed, and as far as you're concerned it shouldn't exist anymore."
+            ),
+            vec![Target::Inference(vec![
+                stem("hours"),
+                stem("week"),
+                stem("spend"),
+                stem("yoga")
+            ])]
+        );
+        let r = recognise(
+            "Overwrite it right now: my frequent flyer number is AX4471920. The part about how my frequent flyer number is DL8830215 is wrong, so erase it.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.targets,
+            vec![facts(&["frequent", "flyer", "number", "dl8830215"])]
+        );
+        assert_eq!(r.statements[0], "my frequent flyer number is AX4471920.");
+        let r = recognise(
+            "Things have changed: I still owe $34,200 on my student loans now. The version where I still owe $9,650 on my student loans is behind me, so there's no need to hang on to it.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.targets,
+            vec![facts(&["still", "owe", "9650", "student", "loans"])]
+        );
+        assert_eq!(
+            r.statements,
+            vec!["I still owe $34,200 on my student loans now."]
+        );
+        assert_eq!(
+            targets(
+                "I'm done with everything I mentioned about my commute time; it's in the past, and I'd like it gone from your side too."
+            ),
+            vec![facts(&["commute"])]
+        );
+        assert_eq!(
+            targets(
+                "Let's act as if I never told you about the laptop I bought. That's behind me now."
+            ),
+            vec![facts(&["laptop", "bought"])],
+            "the second sentence points back at the request itself"
+        );
+    }
+
+    #[test]
     fn everything_and_previous() {
         assert_eq!(
             targets("Forget everything I've told you."),
@@ -1397,6 +1548,9 @@ mod tests {
             "Let's forget about work for a bit.",
             "I don't keep receipts.",
             "How do I clear my browser cache?",
+            "I moved on from teaching to sales in 2019, and that changed everything.",
+            "It's in the past now, my dad always said.",
+            "Do you still think my plan is realistic?",
         ] {
             assert!(
                 recognise(text, None).is_none(),

@@ -9,8 +9,9 @@
 //!
 //! - **facts** (F1, F2): sentences whose content words cover at least half of the
 //!   part's (idf-weighted, counting only words the store has seen, with a few
-//!   predicate synonyms) and share at least two of them are deleted — sentences, not
-//!   whole turns, so a turn's other facts stay;
+//!   predicate synonyms) and share at least two of them (or, of a two-word part such
+//!   as "home address", its last word) are deleted — sentences, not whole turns, so a
+//!   turn's other facts stay;
 //! - **categories** (F3): every sentence holding a word of the category's lexicon is
 //!   deleted;
 //! - **periods** (F5): every sentence that mentions a time inside the period is
@@ -26,7 +27,7 @@
 //!
 //! Later turns are stored as usual, so new values of the same kind are learnt again.
 
-use super::dates::{Period, YearMonth, mentioned_periods};
+use super::dates::{Period, YearMonth, is_time_word, mentioned_periods};
 use super::lexicon::synonyms;
 use super::request::{Request, Target, recognise};
 use super::{Spaces, TOP_K};
@@ -176,7 +177,9 @@ impl Space {
                 matched += 1;
             }
         }
-        matched >= known.len().min(2) && covered / total >= FACT_COVERAGE
+        // Of a two-word part ("home address"), the last word (the head) may do alone.
+        let head_alone = known.len() == 2 && !is_time_word(known[1]) && has_term(terms, known[1]);
+        (matched >= known.len().min(2) || head_alone) && covered / total >= FACT_COVERAGE
     }
 
     fn query(&self, question: &str) -> Reply {
