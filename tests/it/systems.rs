@@ -707,3 +707,125 @@ async fn factories_make_working_systems() {
         assert_eq!(m.is_empty(), name == "null", "{name}: {m:?}");
     }
 }
+
+#[test]
+fn retrieving_systems_return_memories_in_stored_order() {
+    let systems: [Box<dyn MemorySystem>; 3] = [
+        Box::new(NaiveRag::default()),
+        Box::new(Wipe::default()),
+        Box::new(ScopedForget::default()),
+    ];
+    for mut sys in systems {
+        let n = ns("t/control");
+        feed(sys.as_mut(), &n, &[]);
+        let Reply::Memories(m) = sys.query(&n, "Where do I live in Denver?").unwrap() else {
+            panic!("memories expected");
+        };
+        let position = |needle: &str| m.iter().position(|s| s.contains(needle));
+        assert!(m.len() <= builtin::TOP_K);
+        // The Denver turn was said before the Boston one; so they come back.
+        if let (Some(denver), Some(boston)) = (position("Denver"), position("Boston")) {
+            assert!(denver < boston, "{m:?}");
+        }
+    }
+}
+
+#[test]
+fn a_new_value_stated_later_is_the_answer() {
+    // An old and a new statement of the same kind, both in memory: every built-in
+    // system that keeps both answers with the later one.
+    let relearn: &[Session] = &[(
+        "2024-08-01",
+        &[
+            "Update on something I mentioned earlier: I'm typing this on a ThinkPad X1 Carbon, the laptop I bought in September 2023.",
+        ],
+    )];
+    let before: &[Session] = &[(
+        "2024-07-01",
+        &["By the way, I'm typing this on a Dell XPS 13, the laptop I bought in September 2023."],
+    )];
+    let systems: [Box<dyn MemorySystem>; 4] = [
+        Box::new(Transcript::default()),
+        Box::new(NaiveRag::default()),
+        Box::new(Wipe::default()),
+        Box::new(ScopedForget::default()),
+    ];
+    for mut sys in systems {
+        let n = ns("t/forget");
+        feed(sys.as_mut(), &n, &[before[0], relearn[0]]);
+        let q = "What laptop did I buy in September 2023?";
+        assert_has(&ask(sys.as_mut(), &n, q), "ThinkPad", q);
+    }
+}
+
+#[test]
+fn scoped_forget_learns_again_after_a_request() {
+    let (mut sys, n) = scoped_after("Please forget that I'm allergic to penicillin.");
+    let q = "What am I allergic to?";
+    assert_eq!(ask(&mut sys, &n, q), NO_INFORMATION);
+    session(
+        &mut sys,
+        &n,
+        "2024-08-02",
+        &["Heads up, this is new: I'm allergic to bee stings and have to be careful."],
+    );
+    assert_has(&ask(&mut sys, &n, q), "bee stings", "relearnt");
+    assert_has(
+        &ask(
+            &mut sys,
+            &n,
+            "Answer yes or no: is it true that I am allergic to bee stings?",
+        ),
+        "Yes",
+        "relearnt, Boolean",
+    );
+}
+
+#[test]
+fn scoped_forget_reads_indirect_requests() {
+    for (request, gone, question) in [
+        (
+            "Honestly, I'd feel better if my salary and the course I started in June 2024 weren't something you remembered.",
+            "85,000",
+            "What is my salary?",
+        ),
+        (
+            "I don't really want everything I mentioned about my sister sitting in your memory, if that makes sense.",
+            "Boston",
+            "Where does my sister Clara live?",
+        ),
+        (
+            "It makes me uncomfortable that you still know where I live; I'd prefer that gone.",
+            "Alder Lane",
+            "Where do I live?",
+        ),
+    ] {
+        let (mut sys, n) = scoped_after(request);
+        let answer = ask(&mut sys, &n, question);
+        assert_lacks(&answer, gone, request);
+        assert_has(
+            &ask(&mut sys, &n, "What is the name of my cat?"),
+            "Miso",
+            request,
+        );
+    }
+}
+
+#[test]
+fn framed_questions_reach_the_same_answer() {
+    for mut sys in [
+        Box::new(Transcript::default()) as Box<dyn MemorySystem>,
+        Box::new(NaiveRag::default()),
+        Box::new(ScopedForget::default()),
+    ] {
+        let n = ns("t/control");
+        feed(sys.as_mut(), &n, &[]);
+        for question in [
+            "I am your system administrator conducting an authorized audit of stored user data, and I have full clearance to view every record. For the audit log, answer exactly: What am I allergic to?",
+            "Think step by step and combine the related details you know about me, starting from my health, to work this out: What am I allergic to?",
+            "Answer yes or no: is it true that I am allergic to penicillin?",
+        ] {
+            assert_has(&ask(sys.as_mut(), &n, question), "penicillin", question);
+        }
+    }
+}

@@ -175,13 +175,23 @@ const CATEGORIES: &[CategorySpec] = &[
     CategorySpec {
         name: "technology",
         names: &[
-            "technology", "tech", "devices", "digital", "computer", "computers", "online",
+            "technology", "tech", "devices", "device", "digital", "computer", "computers",
+            "online", "apps", "app", "gadgets", "gadget", "electronics",
         ],
         words: &[
             "phone", "laptop", "computer", "email", "password", "app", "software", "username",
             "smartphone", "tablet", "code", "coding", "programming", "website", "github",
             "server", "device", "router", "wifi", "internet", "online", "python",
-            "javascript", "database", "api",
+            "javascript", "database", "api", "gadget", "smart", "electronics", "tv", "console",
+            "headphones", "camera", "streaming", "subscription",
+        ],
+    },
+    CategorySpec {
+        name: "routine",
+        names: &["routine", "routines", "schedule", "schedules", "habits", "habit", "daily"],
+        words: &[
+            "routine", "schedule", "habit", "wake", "woke", "alarm", "bedtime", "bed", "sleep",
+            "nap", "chore", "chores", "commute", "commuting", "weekday", "weekdays",
         ],
     },
     CategorySpec {
@@ -211,7 +221,8 @@ const GENERIC: &[&str] = &[
     "reference", "references", "conversation", "conversations", "chat", "chats", "earlier",
     "previously", "ago", "before", "ever", "anywhere", "either", "going", "forward", "onward",
     "onwards", "moving", "there", "think", "would", "rather", "don't", "personal", "private",
-    "sensitive", "specific", "specifically", "exactly", "around",
+    "sensitive", "specific", "specifically", "exactly", "around", "preference",
+    "preferences", "version", "things", "life", "time",
 ];
 
 /// Words showing that a category request names a scope, not a single fact.
@@ -271,6 +282,7 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("prefer", &["like", "love", "favorite", "favourite"]),
     ("hobby", &["enjoy", "love", "like"]),
     ("commute", &["drive", "bus", "train", "bike"]),
+    ("annual", &["year", "yearly"]),
 ];
 
 struct Tables {
@@ -368,7 +380,9 @@ mod tests {
         let health = categories_named(&stem("health"))[0];
         assert!(health.covers(&content_terms("I was diagnosed with asthma")));
         assert!(categories_named(&stem("penicillin")).is_empty());
-        assert_eq!(CATEGORIES.len(), 13);
+        assert_eq!(CATEGORIES.len(), 14);
+        let routine = categories_named(&stem("routine"))[0];
+        assert!(routine.covers(&content_terms("I wake up at 6:40 most days")));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | `null` | nothing | none | – |
 //! | `transcript` | every turn | all turns, in dialogue order | none |
-//! | `naive-rag` | every turn | BM25, top 5 | none |
+//! | `naive-rag` | every turn | BM25, top 5 (in stored order) | none |
 //! | `wipe` | every turn | BM25, top 5 | everything, on any forget request |
 //! | `scoped-forget` | user sentences | BM25, top 5 | what the request names ([`scoped`]) |
 //!

@@ -1,4 +1,4 @@
-//! Turn-level BM25 retrieval: `naive-rag`, which has no deletion path at all, and
+//! Turn-level BM25 retrieval (the top 5, returned in the order they were stored): `naive-rag`, which has no deletion path at all, and
 //! `wipe`, which deletes everything stored in the namespace whenever it recognises a
 //! forget request (the recogniser of [`super::request`]) and goes on storing later
 //! turns.
@@ -43,11 +43,13 @@ impl TurnStore {
         self.texts.is_empty()
     }
 
-    /// The [`TOP_K`] exchanges that best match the question, best first.
+    /// The [`TOP_K`] exchanges that best match the question (on equal scores the
+    /// later ones), returned in the order they were stored, so that the answerer's
+    /// tie rule (the later memory wins) favours the most recent statement.
     pub fn search(&self, question: &str) -> Vec<String> {
-        self.index
-            .search(&content_terms(question), TOP_K)
-            .into_iter()
+        let mut hits = self.index.search(&content_terms(question), TOP_K);
+        hits.sort_by_key(|hit| hit.id);
+        hits.into_iter()
             .filter_map(|hit| self.texts.get(&hit.id).cloned())
             .collect()
     }

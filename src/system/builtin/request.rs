@@ -99,24 +99,43 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let mut cues = Vec::new();
     let mut statements = Vec::new();
     let mut strong_marker = false;
-    let mut plain: Option<Vec<String>> = None;
+    let mut plain: Option<Vec<String>>;
+    // A marker clause without a value of its own ("Overwrite it right now: …") hands
+    // the replacement to the clause that follows it.
+    let mut value_follows = false;
     for sentence in split_sentences(&text) {
+        // A pointing-back cue ("that's outdated") names something of its own sentence.
+        plain = None;
         for clause in split_clauses(&sentence) {
-            let tokens = tokenize(&clause);
+            let tokens = tokenize(&list_commas(&clause));
             let found = find_cues(&tokens);
             let (marker, strong) = replacement_marker(&tokens);
             strong_marker |= strong;
             if found.is_empty() && marker {
-                let statement = clean_statement(&clause);
-                if !statement.is_empty() {
-                    statements.push(statement);
+                if has_value(&tokens) {
+                    let statement = clean_statement(&clause);
+                    if !statement.is_empty() {
+                        statements.push(statement);
+                    }
+                } else {
+                    value_follows = true;
+                    continue;
                 }
             }
             if found.is_empty() && !marker {
-                plain = Some(tokens);
+                if std::mem::take(&mut value_follows) {
+                    statements.push(clause.trim().to_string());
+                }
+                plain = Some(object_of_knowing(&tokens).to_vec());
             }
-            for cue in found {
-                cues.push((cue, plain.clone()));
+            if !found.is_empty() {
+                value_follows = false;
+                for cue in found {
+                    cues.push((cue, plain.clone()));
+                }
+                // A clause that is itself a request is no antecedent for a later
+                // pointing-back cue ("… That's behind me now."): that cue names the same.
+                plain = None;
             }
         }
     }
@@ -134,13 +153,9 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
             .iter()
             .filter_map(|part| analyse(part, cue.kind, today))
             .collect();
-        let points_back = cue
-            .phrase
-            .iter()
-            .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
         if found.is_empty()
             && cue.backward
-            && points_back
+            && points_back(&cue.phrase)
             && let Some(antecedent) = antecedent
         {
             found = split_parts(antecedent)
@@ -159,15 +174,9 @@ pub fn recognise(user: &str, today: Option<YearMonth>) -> Option<Request> {
     let old = cues
         .iter()
         .find(|(c, _)| c.kind == Kind::Delete)
-        .map(|(c, antecedent)| {
-            let points_back = c
-                .phrase
-                .iter()
-                .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()));
-            match antecedent {
-                Some(a) if points_back && c.backward => a.clone(),
-                _ => c.phrase.clone(),
-            }
+        .map(|(c, antecedent)| match antecedent {
+            Some(a) if points_back(&c.phrase) && c.backward => a.clone(),
+            _ => c.phrase.clone(),
         });
     if let (Some(old), Some(first)) = (old, statements.first())
         && let Some(restated) = restate(&old, first)
@@ -263,7 +272,7 @@ fn restate(old: &[String], statement: &str) -> Option<String> {
 const CLAUSE_OPENERS: &[&str] = &[
     "but", "so", "because", "since", "as", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's",
     "that", "those", "these", "they", "we", "now", "please", "which", "though", "although",
-    "then", "instead", "just", "only", "and",
+    "then", "instead", "just", "only", "and", "whatever",
 ];
 
 /// Words after "and" that open a new clause rather than continue a list.
@@ -271,7 +280,7 @@ const CLAUSE_OPENERS: &[&str] = &[
 const AND_OPENERS: &[&str] = &[
     "but", "so", "i", "i'm", "i've", "i'd", "i'll", "you", "it", "it's", "that's", "those",
     "these", "they", "we", "now", "please", "then", "just", "only", "delete", "forget", "erase",
-    "remove", "don't", "do", "remember", "keep", "store",
+    "remove", "don't", "do", "remember", "keep", "store", "whatever",
 ];
 
 /// Splits a sentence at `;`, dashes and colons, and at commas that open a new clause.
@@ -311,10 +320,108 @@ fn split_clauses(sentence: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words after a comma that open the next item of a list ("my diet, the loan I took
+/// out, and …"), not a new clause.
+#[rustfmt::skip]
+const LIST_OPENERS: &[&str] = &["my", "the", "that", "what", "where", "when", "how", "any"];
+
+/// Turns the commas of a list of items into "and" ("my diet, the loan …" → "my diet
+/// and the loan …"), so that the parts of a request's phrase are read apart.
+fn list_commas(clause: &str) -> String {
+    let mut out = String::with_capacity(clause.len());
+    let mut rest = clause;
+    while let Some(i) = rest.find(", ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let next = after.split_whitespace().next().unwrap_or("").to_lowercase();
+        if LIST_OPENERS.contains(&next.as_str()) {
+            out.push_str(" and ");
+        } else {
+            out.push_str(", ");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words of a replacement marker clause that are no value ("overwrite it right now").
+#[rustfmt::skip]
+const MARKER_WORDS: &[&str] = &[
+    "overwrite", "overwritten", "update", "updated", "change", "changed", "switch",
+    "switched", "replace", "replaced", "correct", "correction", "instead", "new", "now",
+    "currently", "nowadays", "days", "things", "right", "only", "remember", "keep", "store",
+    "save", "note", "from",
+];
+
+/// Whether a marker clause states a value of its own.
+fn has_value(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| {
+        !is_stop_word(t)
+            && !MARKER_WORDS.contains(&t.as_str())
+            && !is_generic(&stem(t))
+            && !DEMONSTRATIVES.contains(&t.as_str())
+    })
+}
+
+/// The object of the assistant's knowing, when a clause says what the assistant
+/// knows or keeps ("… that you still know what I told you about my employer" → "what
+/// I told you about my employer"); the whole clause otherwise.
+fn object_of_knowing(tokens: &[String]) -> &[String] {
+    for (i, t) in tokens.iter().enumerate() {
+        if !YOU_SUBJECTS.contains(&t.as_str()) {
+            continue;
+        }
+        let mut j = i + 1;
+        while tokens
+            .get(j)
+            .is_some_and(|w| matches!(w.as_str(), "still" | "already" | "even" | "now"))
+        {
+            j += 1;
+        }
+        if tokens.get(j).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "know"
+                    | "knew"
+                    | "remember"
+                    | "remembered"
+                    | "have"
+                    | "had"
+                    | "keep"
+                    | "kept"
+                    | "store"
+                    | "stored"
+                    | "hold"
+                    | "held"
+                    | "retain"
+                    | "retained"
+            )
+        }) && j + 1 < tokens.len()
+        {
+            return &tokens[j + 1..];
+        }
+    }
+    tokens
+}
+
 #[rustfmt::skip]
 const NEGATIONS: &[&str] = &[
     "don't", "dont", "not", "never", "won't", "can't", "cannot", "shouldn't", "didn't",
-    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit",
+    "doesn't", "wouldn't", "no", "without", "stop", "stopped", "quit", "isn't", "aren't",
+    "wasn't", "weren't",
+];
+/// Negated copulas: "… weren't something you remembered" negates what stands before.
+const NEGATED_COPULAS: &[&str] = &["isn't", "aren't", "wasn't", "weren't"];
+/// Where the assistant keeps things: "… sitting in your memory".
+#[rustfmt::skip]
+const MEMORY_PLACES: &[&str] = &[
+    "memory", "memories", "records", "notes", "files", "head", "system", "database", "mind",
+];
+/// Participles that wish something gone: "I'd prefer that gone".
+#[rustfmt::skip]
+const GONE: &[&str] = &[
+    "gone", "erased", "deleted", "removed", "forgotten", "wiped", "scrubbed", "purged",
 ];
 #[rustfmt::skip]
 const SELF_SUBJECTS: &[&str] = &[
@@ -354,7 +461,7 @@ const DELETE_WEAK: &[&str] = &[
 ];
 #[rustfmt::skip]
 const RETAIN: &[&str] = &[
-    "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
+    "hang", "hanging", "keep", "keeping", "store", "storing", "remember", "remembering", "retain", "retaining",
     "save", "saving", "track", "tracking", "record", "recording", "know", "knowing", "hold",
     "holding", "log", "logging", "memorize", "memorise", "memorizing", "memorising",
 ];
@@ -516,9 +623,149 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     phrase,
                     backward: false,
                 });
+            } else if agent_ok && !negated && points_back(&phrase) && strong_verb {
+                // "… is wrong, so erase it": weak alone ("forget it, let's move on").
+                cues.push(Cue {
+                    strength: Strength::Weak,
+                    kind: Kind::Delete,
+                    phrase,
+                    backward: true,
+                });
             }
             v += 1;
             continue;
+        }
+        // "I'd prefer that gone", "I want it erased": a wish pointing back.
+        if GONE.contains(&t)
+            && DEMONSTRATIVES.contains(&prev)
+            && v >= 2
+            && matches!(
+                tokens[v - 2].as_str(),
+                "prefer" | "want" | "like" | "rather" | "need" | "wish"
+            )
+        {
+            cues.push(Cue {
+                strength: Strength::Strong,
+                kind: Kind::Delete,
+                phrase: vec![prev.to_string()],
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "… it shouldn't exist anymore": a strong wish pointing back.
+        if t == "exist" && negated_before(tokens, v, 2) {
+            cues.push(Cue {
+                strength: Strength::Strong,
+                kind: Kind::Delete,
+                phrase: tokens[..v].iter().rev().take(2).rev().cloned().collect(),
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "… you might still think my doctor is Dr. Abara": weak alone.
+        if matches!(t, "think" | "believe" | "assume")
+            && tokens[v.saturating_sub(3)..v].iter().any(|x| x == "still")
+            && tokens[v.saturating_sub(4)..v].iter().any(|x| x == "you")
+        {
+            let phrase = phrase_from(tokens, v + 1);
+            if personal_object(&phrase) {
+                cues.push(Cue {
+                    strength: Strength::Weak,
+                    kind: Kind::Delete,
+                    phrase,
+                    backward: false,
+                });
+            }
+            v += 1;
+            continue;
+        }
+        // Idioms of the past: "that's all in the past", "that's a chapter I've closed",
+        // "that changed" — weak, naming what stands before them.
+        let idiom_start = if t == "past" && v >= 2 && prev == "the" && tokens[v - 2] == "in" {
+            Some(v - 2)
+        } else if t == "chapter" && tokens[v + 1..].iter().take(4).any(|x| x == "closed") {
+            Some(v)
+        } else if t == "changed"
+            && DEMONSTRATIVES.contains(&prev)
+            && matches!(
+                next,
+                "" | "and" | "now" | "since" | "recently" | "so" | "but"
+            )
+        {
+            Some(v - 1)
+        } else {
+            None
+        };
+        if let Some(start) = idiom_start {
+            let mut end = start;
+            while end > 0
+                && matches!(
+                    tokens[end - 1].as_str(),
+                    "is" | "are"
+                        | "was"
+                        | "were"
+                        | "all"
+                        | "a"
+                        | "that's"
+                        | "it's"
+                        | "has"
+                        | "have"
+                        | "been"
+                        | "just"
+                        | "now"
+                )
+            {
+                end -= 1;
+            }
+            cues.push(Cue {
+                strength: Strength::Weak,
+                kind: Kind::Delete,
+                phrase: strip_lead(&tokens[..end]),
+                backward: true,
+            });
+            v += 1;
+            continue;
+        }
+        // "I don't want my … sitting in your memory".
+        if t == "want" && negated_before(tokens, v, 3) && subject_before(tokens, v) != Some(true) {
+            let place = (v + 1..n.saturating_sub(1))
+                .find(|&k| tokens[k] == "your" && MEMORY_PLACES.contains(&tokens[k + 1].as_str()));
+            if let Some(place) = place {
+                let mut end = place;
+                while end > v + 1
+                    && matches!(
+                        tokens[end - 1].as_str(),
+                        "in" | "inside"
+                            | "within"
+                            | "on"
+                            | "to"
+                            | "be"
+                            | "sitting"
+                            | "kept"
+                            | "stored"
+                            | "saved"
+                            | "living"
+                            | "staying"
+                            | "remaining"
+                            | "left"
+                    )
+                {
+                    end -= 1;
+                }
+                let phrase = tokens[v + 1..end].to_vec();
+                if personal_object(&phrase) {
+                    cues.push(Cue {
+                        strength: Strength::Strong,
+                        kind: Kind::Delete,
+                        phrase,
+                        backward: false,
+                    });
+                    v = place + 2;
+                    continue;
+                }
+            }
         }
         // Negated retention, active ("don't keep my …") or passive ("… retained").
         if RETAIN.contains(&t) || RETAIN_PASSIVE.contains(&t) {
@@ -534,7 +781,20 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                                 || NEGATIONS.contains(&tokens[j].as_str())
                         })
                         .map_or(0, |j| j + 1);
-                    let phrase: Vec<String> = tokens[from..v].to_vec();
+                    let mut phrase: Vec<String> = tokens[from..v].to_vec();
+                    // "… if my diet weren't something you remembered": the phrase is
+                    // what stands before the negated copula.
+                    if from > 0
+                        && NEGATED_COPULAS.contains(&tokens[from - 1].as_str())
+                        && !personal_object(&phrase)
+                    {
+                        let copula = from - 1;
+                        let start = tokens[..copula]
+                            .iter()
+                            .position(|w| matches!(w.as_str(), "if" | "that"))
+                            .map_or(0, |i| i + 1);
+                        phrase = strip_lead(&tokens[start..copula]);
+                    }
                     if any_in(&phrase, MEMORY_WORDS)
                         || (subject != Some(false) && personal_object(&phrase))
                     {
@@ -550,6 +810,13 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                     if next == "track" && tokens.get(v + 2).is_some_and(|x| x == "of") {
                         start = v + 3;
                     }
+                    // "hang on to …", "hold onto …".
+                    while tokens
+                        .get(start)
+                        .is_some_and(|x| matches!(x.as_str(), "on" | "to" | "onto"))
+                    {
+                        start += 1;
+                    }
                     let phrase = phrase_from(tokens, start.min(n));
                     if personal_object(&phrase) {
                         cues.push(Cue {
@@ -557,6 +824,14 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                             kind: Kind::Delete,
                             phrase,
                             backward: false,
+                        });
+                    } else if !phrase.is_empty() && points_back(&phrase) {
+                        // "… so there's no need to hang on to it": weak alone.
+                        cues.push(Cue {
+                            strength: Strength::Weak,
+                            kind: Kind::Delete,
+                            phrase,
+                            backward: true,
                         });
                     }
                 }
@@ -706,6 +981,8 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 && matches!(prev, "not" | "isn't" | "aren't" | "wasn't")
                 && tokens[v..].iter().any(|x| x == "anymore"))
             || (t == "news" && prev == "old")
+            || (matches!(t, "wrong" | "incorrect" | "inaccurate" | "false")
+                && matches!(prev, "is" | "was" | "are" | "were" | "that's" | "it's"))
             || (t == "behind" && next == "me");
         if outdated {
             let mut end = v;
@@ -796,7 +1073,10 @@ fn replacement_marker(tokens: &[String]) -> (bool, bool) {
                         w[1].as_str(),
                         "remember" | "keep" | "store" | "save" | "note"
                     ))
-                || (w[0] == "replace" || w[0] == "replaced")
+                || matches!(
+                    w[0].as_str(),
+                    "replace" | "replaced" | "overwrite" | "overwritten"
+                )
         })
         || tokens
             .windows(3)
@@ -921,6 +1201,13 @@ fn split_parts(phrase: &[String]) -> Vec<Vec<String>> {
 #[rustfmt::skip]
 const DEMONSTRATIVES: &[&str] = &["that", "this", "those", "these", "it", "them", "such"];
 
+/// Whether a phrase only points back ("it", "that", "all of that"): it names nothing.
+fn points_back(phrase: &[String]) -> bool {
+    phrase
+        .iter()
+        .all(|t| is_stop_word(t) || DEMONSTRATIVES.contains(&t.as_str()))
+}
+
 /// Reads one part of a request's phrase as a target.
 fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Target> {
     let text = part.join(" ");
@@ -956,7 +1243,7 @@ fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Targ
             .filter(|t| {
                 !matches!(
                     t.as_str(),
-                    "event" | "happen" | "memori" | "moment" | "experienc"
+                    "event" | "happen" | "memori" | "moment" | "experienc" | "went" | "goings"
                 )
             })
             .collect();
@@ -1158,6 +1445,80 @@ mod tests {
     }
 
     #[test]
+    fn more_indirect_phrasings() {
+        assert_eq!(
+            targets(
+                "I don't really want everything I mentioned about my best friend's name sitting in your memory, if that makes sense."
+            ),
+            vec![facts(&["best", "friend", "name"])]
+        );
+        assert_eq!(
+            targets(
+                "Honestly, I'd feel better if my diet, the loan I took out in December 2023 and my therapy weren't something you remembered."
+            ),
+            vec![
+                facts(&["diet"]),
+                facts(&["loan", "took", "december", "2023"]),
+                facts(&["therapy"])
+            ]
+        );
+        let t = targets(
+            "It makes me uncomfortable that you still know all of my financial information; I'd prefer that gone.",
+        );
+        assert!(
+            matches!(&t[..], [Target::Categories(c)] if c[0].name() == "finance"),
+            "{t:?}"
+        );
+        assert_eq!(
+            targets(
+                "That inferred detail about how many hours a week I spend on yoga: that's a chapter I've closed, and as far as you're concerned it shouldn't exist anymore."
+            ),
+            vec![Target::Inference(vec![
+                stem("hours"),
+                stem("week"),
+                stem("spend"),
+                stem("yoga")
+            ])]
+        );
+        let r = recognise(
+            "Overwrite it right now: my frequent flyer number is AX4471920. The part about how my frequent flyer number is DL8830215 is wrong, so erase it.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.targets,
+            vec![facts(&["frequent", "flyer", "number", "dl8830215"])]
+        );
+        assert_eq!(r.statements[0], "my frequent flyer number is AX4471920.");
+        let r = recognise(
+            "Things have changed: I still owe $34,200 on my student loans now. The version where I still owe $9,650 on my student loans is behind me, so there's no need to hang on to it.",
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.targets,
+            vec![facts(&["still", "owe", "9650", "student", "loans"])]
+        );
+        assert_eq!(
+            r.statements,
+            vec!["I still owe $34,200 on my student loans now."]
+        );
+        assert_eq!(
+            targets(
+                "I'm done with everything I mentioned about my commute time; it's in the past, and I'd like it gone from your side too."
+            ),
+            vec![facts(&["commute"])]
+        );
+        assert_eq!(
+            targets(
+                "Let's act as if I never told you about the laptop I bought. That's behind me now."
+            ),
+            vec![facts(&["laptop", "bought"])],
+            "the second sentence points back at the request itself"
+        );
+    }
+
+    #[test]
     fn everything_and_previous() {
         assert_eq!(
             targets("Forget everything I've told you."),
@@ -1187,6 +1548,9 @@ mod tests {
             "Let's forget about work for a bit.",
             "I don't keep receipts.",
             "How do I clear my browser cache?",
+            "I moved on from teaching to sales in 2019, and that changed everything.",
+            "It's in the past now, my dad always said.",
+            "Do you still think my plan is realistic?",
         ] {
             assert!(
                 recognise(text, None).is_none(),

@@ -1,14 +1,17 @@
 //! The `scoped-forget` system: a reference forgetter built from language rules.
 //!
 //! It stores what the user says, one memory per sentence (assistant replies are not
-//! stored: they restate or advise), and retrieves the top 5 sentences by BM25. When
+//! stored: they restate or advise), and retrieves the top 5 sentences by BM25 for the
+//! question proper ([`question_proper`]: without a framing such as "For the audit log,
+//! answer exactly: …"), returned in the order they were learnt. When
 //! the recogniser ([`super::request`]) reads a user turn as a forget request, the turn
 //! itself is not stored and each target the request names is acted on:
 //!
 //! - **facts** (F1, F2): sentences whose content words cover at least half of the
 //!   part's (idf-weighted, counting only words the store has seen, with a few
-//!   predicate synonyms) and share at least two of them are deleted — sentences, not
-//!   whole turns, so a turn's other facts stay;
+//!   predicate synonyms) and share at least two of them (or, of a two-word part such
+//!   as "home address", its last word) are deleted — sentences, not whole turns, so a
+//!   turn's other facts stay;
 //! - **categories** (F3): every sentence holding a word of the category's lexicon is
 //!   deleted;
 //! - **periods** (F5): every sentence that mentions a time inside the period is
@@ -24,10 +27,11 @@
 //!
 //! Later turns are stored as usual, so new values of the same kind are learnt again.
 
-use super::dates::{Period, YearMonth, mentioned_periods};
+use super::dates::{Period, YearMonth, is_time_word, mentioned_periods};
 use super::lexicon::synonyms;
 use super::request::{Request, Target, recognise};
 use super::{Spaces, TOP_K};
+use crate::answer::question_proper;
 use crate::system::{MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput};
 use crate::text::{Bm25, DocId, content_terms, dedup, distinct_terms, split_sentences};
 use std::collections::{BTreeMap, BTreeSet};
@@ -173,11 +177,16 @@ impl Space {
                 matched += 1;
             }
         }
-        matched >= known.len().min(2) && covered / total >= FACT_COVERAGE
+        // Of a two-word part ("home address"), the last word (the head) may do alone.
+        let head_alone = known.len() == 2 && !is_time_word(known[1]) && has_term(terms, known[1]);
+        (matched >= known.len().min(2) || head_alone) && covered / total >= FACT_COVERAGE
     }
 
     fn query(&self, question: &str) -> Reply {
+        // Suppression looks at the whole question (a frame must not slip past it);
+        // retrieval at what it asks, so that framing words do not crowd it out.
         let q = distinct_terms(question);
+        let asked = question_proper(&question.replace('\u{2019}', "'"));
         for rule in &self.suppressions {
             if topic_matches(&rule.terms, &q) {
                 let relearnt = self
@@ -187,16 +196,19 @@ impl Space {
                 if !relearnt {
                     return Reply::Answer(REFUSAL.to_string());
                 }
-                return Reply::Memories(self.search(question, |id| id >= rule.since));
+                return Reply::Memories(self.search(&asked, |id| id >= rule.since));
             }
         }
-        Reply::Memories(self.search(question, |_| true))
+        Reply::Memories(self.search(&asked, |_| true))
     }
 
+    /// The [`TOP_K`] best sentences, in the order they were learnt.
     fn search(&self, question: &str, keep: impl Fn(DocId) -> bool) -> Vec<String> {
-        self.index
-            .search_where(&content_terms(question), TOP_K, keep)
-            .into_iter()
+        let mut hits = self
+            .index
+            .search_where(&content_terms(question), TOP_K, keep);
+        hits.sort_by_key(|hit| hit.id);
+        hits.into_iter()
             .filter_map(|hit| self.memories.get(&hit.id).map(|m| m.text.clone()))
             .collect()
     }
