@@ -439,6 +439,32 @@ fn question_pieces(sentence: &str) -> Vec<&str> {
             pieces.push(rest);
         }
     }
+    // "… about <topic> earlier and …": the topic a sentence is about, up to the end of
+    // its phrase, so "I was telling someone about my blood type earlier" gives "my blood
+    // type" (a reply "remind me what you know about that" points back to it).
+    if let Some(i) = sentence.rfind(" about ") {
+        let rest = &sentence[i + 7..];
+        let end = [
+            " earlier",
+            " and ",
+            ",",
+            ".",
+            ";",
+            "?",
+            " yesterday",
+            " before",
+            " last ",
+            " the other day",
+        ]
+        .iter()
+        .filter_map(|stop| rest.find(stop))
+        .min()
+        .unwrap_or(rest.len());
+        let topic = rest[..end].trim();
+        if !topic.is_empty() {
+            pieces.push(topic);
+        }
+    }
     for (i, _) in sentence.match_indices(", ") {
         let rest = sentence[i + 2..].trim();
         let opens = text::tokenize(rest).first().is_some_and(|w| {
@@ -762,6 +788,28 @@ mod tests {
         assert_eq!(
             Extractive::respond("Where does my sister live?", &m),
             "My sister lives in Boston."
+        );
+    }
+
+    #[test]
+    fn a_reply_pointing_back_takes_the_topic_it_points_to() {
+        assert_eq!(
+            question_proper(
+                "I was telling my brother about my blood type yesterday and got stuck. What do you know about that?"
+            ),
+            "my blood type"
+        );
+        assert_eq!(
+            question_proper("Thinking about how I get to work, remind me of it."),
+            "how I get to work"
+        );
+        let m = mem(&["My blood type is B negative.", "I walk to the office."]);
+        assert_eq!(
+            Extractive::respond(
+                "We were chatting about my blood type earlier. Remind me what you know about that.",
+                &m
+            ),
+            "My blood type is B negative."
         );
     }
 
