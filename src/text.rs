@@ -7,6 +7,51 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// English month names, lower case, January first.
+pub const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// English number words for 0 to 19.
+pub const NUMBERS_UNDER_TWENTY: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+/// English words for the tens from twenty to ninety.
+pub const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
 /// Splits text into lower-case word tokens.
 ///
 /// Letters and digits form words; every other character separates them, except that

@@ -1,6 +1,8 @@
 //! Text helpers of the generator: template filling, capitalisation, number words,
 //! calendar dates, and the alternative spellings of a value.
 
+use crate::text::{NUMBERS_UNDER_TWENTY, TENS};
+
 /// Fills `{key}` placeholders from `lookup`; a key it does not know stays as written
 /// (the generator's tests check that no placeholder survives in generated text).
 /// A placeholder whose key starts with a capital letter is filled with the value of
@@ -75,41 +77,15 @@ pub fn and_list(items: &[String]) -> String {
     }
 }
 
-const ONES: [&str; 20] = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-];
-const TENS: [&str; 10] = [
-    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
-
 /// An English number word for 0–99 ("seven", "twenty-two"); digits above.
 pub fn number_word(n: u32) -> String {
     match n {
-        0..=19 => ONES[n as usize].to_string(),
+        0..=19 => NUMBERS_UNDER_TWENTY[n as usize].to_string(),
         20..=99 => {
-            let tens = TENS[(n / 10) as usize];
+            let tens = TENS[(n / 10 - 2) as usize];
             match n % 10 {
                 0 => tens.to_string(),
-                unit => format!("{tens}-{}", ONES[unit as usize]),
+                unit => format!("{tens}-{}", NUMBERS_UNDER_TWENTY[unit as usize]),
             }
         }
         _ => n.to_string(),

@@ -33,17 +33,18 @@ fn instances() -> Vec<Instance> {
 }
 
 fn run(factory: SharedFactory, instances: &[Instance]) -> Vec<Record> {
-    let runner = Runner::new(
-        factory,
-        Arc::new(Extractive),
-        Arc::new(RuleJudge),
-        RunConfig {
-            jobs: 2,
-            retries: 1,
-            backoff: Duration::from_millis(10),
-        },
-    );
+    let runner = runner(factory, 2);
     runner_runtime().block_on(runner.run_all(instances))
+}
+
+/// The runner of these tests: extractive answerer, rule judge, one retry.
+fn runner(factory: SharedFactory, jobs: usize) -> Runner {
+    let config = RunConfig {
+        jobs,
+        retries: 1,
+        backoff: Duration::from_millis(10),
+    };
+    Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config)
 }
 
 fn runner_runtime() -> tokio::runtime::Runtime {
@@ -117,16 +118,7 @@ fn essence(records: &[Record]) -> Vec<(String, Version, String, Option<String>, 
 fn run_on(spec_or_url: &str, instances: &[Instance]) -> Vec<Record> {
     let rt = runner_runtime();
     let factory = connect(&rt, spec_or_url, Duration::from_secs(30));
-    let runner = Runner::new(
-        factory,
-        Arc::new(Extractive),
-        Arc::new(RuleJudge),
-        RunConfig {
-            jobs: 2,
-            retries: 1,
-            backoff: Duration::from_millis(10),
-        },
-    );
+    let runner = runner(factory, 2);
     rt.block_on(runner.run_all(instances))
 }
 
@@ -186,16 +178,7 @@ fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
         marker.display()
     );
     let factory = connect(&rt, &spec, Duration::from_secs(1));
-    let runner = Runner::new(
-        factory,
-        Arc::new(Extractive),
-        Arc::new(RuleJudge),
-        RunConfig {
-            jobs: 1,
-            retries: 1,
-            backoff: Duration::from_millis(10),
-        },
-    );
+    let runner = runner(factory, 1);
     let records = rt.block_on(runner.run_all(&instances));
     assert_eq!(
         records.len(),

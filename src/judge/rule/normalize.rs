@@ -18,6 +18,8 @@
 //! `Annual`, and ignores the articles `a`, `an`, `the` unless the value is made of
 //! articles only.
 
+use crate::text::{MONTHS, NUMBERS_UNDER_TWENTY, TENS};
+
 /// A normalised text: its canonical tokens, with and without articles.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Text {
@@ -114,21 +116,6 @@ fn fold(text: &str) -> String {
     }
     out.replace("a.m.", "am").replace("p.m.", "pm")
 }
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// Rewrites `YYYY-MM`, `YYYY-MM-DD` (or with `/`) standing alone into
 /// `YYYY monthname [D]`.
@@ -317,28 +304,6 @@ enum NumberWord {
 
 /// A number word (cardinal or ordinal) and whether it is an ordinal.
 fn number_word(token: &str) -> Option<(NumberWord, bool)> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
     const UNIT_ORDINALS: [&str; 20] = [
         "zeroth",
         "first",
@@ -361,9 +326,6 @@ fn number_word(token: &str) -> Option<(NumberWord, bool)> {
         "eighteenth",
         "nineteenth",
     ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
     const TENS_ORDINALS: [&str; 8] = [
         "twentieth",
         "thirtieth",
@@ -374,7 +336,7 @@ fn number_word(token: &str) -> Option<(NumberWord, bool)> {
         "eightieth",
         "ninetieth",
     ];
-    if let Some(i) = UNITS.iter().position(|w| *w == token) {
+    if let Some(i) = NUMBERS_UNDER_TWENTY.iter().position(|w| *w == token) {
         return Some((NumberWord::Unit(i as u64), false));
     }
     if let Some(i) = UNIT_ORDINALS.iter().position(|w| *w == token) {

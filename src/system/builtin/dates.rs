@@ -7,7 +7,7 @@
 //! The scoped forgetter uses them to find what a temporal forget request names and
 //! which stored sentences fall in that period.
 
-use crate::text::tokenize;
+use crate::text::{MONTHS, tokenize};
 
 /// A calendar month.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,21 +67,6 @@ impl Period {
         self.start <= other.start && other.end <= self.end
     }
 }
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// A month from its name or common abbreviation.
 fn month_number(token: &str) -> Option<u32> {
