@@ -83,7 +83,8 @@ pub struct SelectedSystem {
     pub remote: Option<Arc<RemoteFactory>>,
 }
 
-/// The system a spec names. `jobs` bounds an adapter's calls in flight.
+/// The system a spec names. An adapter gets at most `2 × jobs` calls in flight: the
+/// two passes of each of `jobs` instances.
 pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<SelectedSystem, Error> {
     if let Some(factory) = builtin::factory(spec) {
         return Ok(SelectedSystem {
@@ -93,7 +94,7 @@ pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<Selecte
     }
     if spec.starts_with("cmd:") || spec.starts_with("http://") || spec.starts_with("https://") {
         let options = RemoteOptions {
-            max_in_flight: jobs.max(1) * 4,
+            max_in_flight: jobs.max(1) * 2,
             ..RemoteOptions::default()
         };
         let client = Arc::new(remote::connect(spec, &options).await?);

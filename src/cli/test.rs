@@ -53,7 +53,12 @@ pub fn run(args: Args) -> CliResult {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (system, judge, answerer) = runtime.block_on(async {
-        let system = super::select::system(&args.system, 1, &llm).await?;
+        let system = super::select::system(
+            &args.system,
+            std::thread::available_parallelism().map_or(2, |n| n.get()),
+            &llm,
+        )
+        .await?;
         let judge = super::select::judge(&args.judge, &llm).await?;
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
