@@ -109,12 +109,10 @@ fn detail(out: &mut String, record: &Record) {
                 record.reason,
                 if record.unscored { " (unscored)" } else { "" }
             );
-            if !record.expected.starts_with('[') {
-                let _ = writeln!(
-                    out,
-                    "      diff (-expected +answer): {}",
-                    word_diff(&record.expected, answer)
-                );
+            if !record.expected.starts_with('[')
+                && let Some(diff) = word_diff(&record.expected, answer)
+            {
+                let _ = writeln!(out, "      diff (-expected +answer): {diff}");
             }
         }
         (None, None) => {
@@ -133,28 +131,84 @@ fn one_line(text: &str) -> String {
     }
 }
 
-/// A word diff as plain text: `[-removed-]` and `{+added+}`, no colour codes.
-fn word_diff(expected: &str, answer: &str) -> String {
+/// A word diff as plain text: `[-removed-]` and `{+added+}`, no colour codes. Only
+/// where it helps the reader: a near miss (the answer shares a content word with the
+/// expected value and is not much longer); `None` otherwise, where the answer line
+/// says it all.
+fn word_diff(expected: &str, answer: &str) -> Option<String> {
     let answer = one_line(answer);
+    let (expected_words, answer_words) = (
+        expected.split_whitespace().count(),
+        answer.split_whitespace().count(),
+    );
+    if answer_words > (3 * expected_words).max(expected_words + 6) {
+        return None;
+    }
     let diff = TextDiff::from_words(expected, answer.as_str());
+    let shares_a_word = diff.iter_all_changes().any(|c| {
+        let word = c.value().trim().to_lowercase();
+        c.tag() == ChangeTag::Equal && !word.is_empty() && !crate::text::is_stop_word(&word)
+    });
+    if !shares_a_word {
+        return None;
+    }
     let mut out = String::new();
     for change in diff.iter_all_changes() {
         let value = change.value();
+        if value.trim().is_empty() {
+            out.push_str(value);
+            continue;
+        }
         match change.tag() {
             ChangeTag::Equal => out.push_str(value),
             ChangeTag::Delete => {
-                let _ = write!(out, "[-{}-]", value.trim());
-                if value.ends_with(' ') {
-                    out.push(' ');
-                }
+                let _ = write!(out, "[-{value}-]");
             }
             ChangeTag::Insert => {
-                let _ = write!(out, "{{+{}+}}", value.trim());
-                if value.ends_with(' ') {
-                    out.push(' ');
-                }
+                let _ = write!(out, "{{+{value}+}}");
             }
         }
     }
-    out
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_gets_a_word_diff() {
+        assert_eq!(
+            word_diff("December 2024", "In Dec 2024").as_deref(),
+            Some("[-December-]{+In+} {+Dec+} 2024")
+        );
+    }
+
+    #[test]
+    fn no_diff_where_it_would_not_help() {
+        assert_eq!(
+            word_diff("a Galaxy S23", "I don't have any information about that."),
+            None,
+            "nothing shared"
+        );
+        assert_eq!(
+            word_diff("a Galaxy S23", "a layout"),
+            None,
+            "only a stop-word shared"
+        );
+        let long = "This might help: in February 2024 I earned an advanced Excel certification and that certificate has been useful";
+        assert_eq!(
+            word_diff("a first aid certificate", long),
+            None,
+            "a long sentence reads better whole"
+        );
+    }
+
+    #[test]
+    fn test_names_carry_instance_request_and_type() {
+        assert_eq!(
+            test_name("short_003", "r2", RequestType::F3),
+            "short_003::r2::F3_semantic"
+        );
+    }
 }
