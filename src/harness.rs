@@ -364,6 +364,14 @@ impl Harness {
                 dataset.source
             ));
         }
+        if args.list {
+            // Listing needs the names only: no adapter is started, nothing is ingested.
+            let trials = names
+                .iter()
+                .map(|(name, _, _)| Trial::test(name.clone(), || Ok(())))
+                .collect();
+            return Ok(libtest_mimic::run(&args, trials).exit_code());
+        }
         let mut selected: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (name, instance, request) in &names {
             let probe = Trial::test(name.clone(), || Ok(()));
@@ -434,9 +442,6 @@ impl Harness {
             })
             .collect();
         let conclusion = libtest_mimic::run(&args, trials);
-        if args.list {
-            return Ok(conclusion.exit_code());
-        }
 
         // Reports, then the gate's decision.
         let outcomes = shared

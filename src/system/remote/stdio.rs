@@ -19,6 +19,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
 
+/// Introduces the adapter's last stderr lines in an error message.
+const STDERR_NOTE: &str = "adapter stderr ends with:";
+
 /// How much of an adapter's stderr is kept.
 pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
 
@@ -139,15 +142,19 @@ impl StdioClient {
         self.restarts.load(Ordering::Relaxed) as u32
     }
 
-    /// A message with the last lines of stderr appended, when there are any.
+    /// A message with the last lines of stderr appended, when there are any (once: a
+    /// message that already carries them is returned as it is).
     fn with_stderr(&self, message: String) -> String {
+        if message.contains(STDERR_NOTE) {
+            return message;
+        }
         let tail = self.stderr_tail();
         let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
         if lines.is_empty() {
             return message;
         }
         let last = &lines[lines.len().saturating_sub(5)..];
-        format!("{message}; adapter stderr ends with: {}", last.join(" | "))
+        format!("{message}; {STDERR_NOTE} {}", last.join(" | "))
     }
 
     fn spawn(&self, generation: u64) -> Result<Arc<Proc>, String> {
