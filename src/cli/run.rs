@@ -49,7 +49,7 @@ pub struct Args {
     /// Answerer for systems that return memories: `extractive` (offline) or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
-    /// Bootstrap resamples for the confidence intervals.
+    /// Bootstrap resamples for the confidence intervals (0: no intervals).
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub bootstrap: usize,
     /// Seed of the bootstrap.
