@@ -2,7 +2,9 @@
 //! paper's Table 1).
 
 use super::Summary;
+use crate::dataset::{Attack, Tier};
 use crate::metrics::MetricSet;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The metric names in the order of the paper's Table 1.
@@ -70,6 +72,21 @@ pub fn render_table(rows: &[(String, &Summary)]) -> String {
         }
     }
     out
+}
+
+/// The entries of a breakdown in the paper's order (`order`), then any others.
+fn in_order<'a, V>(map: &'a BTreeMap<String, V>, order: &[&str]) -> Vec<(&'a str, &'a V)> {
+    let mut entries: Vec<(&str, &V)> = order
+        .iter()
+        .filter_map(|k| map.get_key_value(*k))
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    entries.extend(
+        map.iter()
+            .filter(|(k, _)| !order.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str(), v)),
+    );
+    entries
 }
 
 fn metric_row(out: &mut String, label: &str, m: &MetricSet, names: &[&str]) {
@@ -147,7 +164,10 @@ pub fn render_markdown(summary: &Summary) -> String {
         out,
         "\n## By attack type (attack robustness)\n\n| attack | AR |\n|---|---:|"
     );
-    for (attack, value) in &summary.breakdowns.by_attack {
+    for (attack, value) in in_order(
+        &summary.breakdowns.by_attack,
+        &Attack::ALL.map(|a| a.name()),
+    ) {
         let _ = writeln!(out, "| {attack} | {} |", pct(*value));
     }
     let all = ["RA", "FE", "PR", "RLA", "AR", "RPR", "Score"];
@@ -155,7 +175,7 @@ pub fn render_markdown(summary: &Summary) -> String {
         out,
         "\n## By length tier\n\n| tier | RA | FE | PR | RLA | AR | RPR | Score |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for (tier, m) in &summary.breakdowns.by_tier {
+    for (tier, m) in in_order(&summary.breakdowns.by_tier, &Tier::ALL.map(|t| t.name())) {
         metric_row(&mut out, tier, m, &all);
     }
     let failing: Vec<_> = summary.requests.iter().filter(|r| !r.passed).collect();
