@@ -1,12 +1,12 @@
 //! The synthetic Bemula generator: builds a dataset in the Bemula format
 //! deterministically from a seed, without an LLM, following the paper's five stages
-//! (§3.2): profile synthesis ([`profile`]), dialogue planning ([`plan`]), dialogue
-//! realisation ([`realise`]), request injection ([`inject`]) and question generation
-//! ([`questions`]). Vocabularies and templates are JSON files under
-//! `data/generator/`, compiled in ([`data`]).
+//! (§3.2): profile synthesis (`profile`), dialogue planning (`plan`), dialogue
+//! realisation (`realise`), request injection (`inject`) and question generation
+//! (`questions`). Vocabularies and templates are JSON files under
+//! `data/generator/`, compiled in (`data`).
 //!
 //! The same seed gives the same bytes on any machine: randomness comes from a
-//! ChaCha8 stream read only through its raw output ([`rng`]), each instance draws
+//! ChaCha8 stream read only through its raw output (`rng`), each instance draws
 //! from its own stream derived from the seed and its id, and no output depends on
 //! hash-map order. Bemula-Lite ([`GenConfig::lite`]) is the full set's short and
 //! medium instances, byte for byte.

@@ -162,7 +162,7 @@ impl LlmJudge {
     }
 
     /// Sets how many times a reply without a verdict line is re-asked (default
-    /// [`DEFAULT_PARSE_RETRIES`]).
+    /// `DEFAULT_PARSE_RETRIES`).
     pub fn with_parse_retries(mut self, retries: u32) -> LlmJudge {
         self.parse_retries = retries;
         self

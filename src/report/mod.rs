@@ -54,7 +54,7 @@ pub struct RunInfo {
 pub struct Summary {
     /// How the run was made.
     pub config: RunInfo,
-    /// RA, FE, PR, RLA, AR, RPR, FA, UG and Score, fractions in [0,1] (null if undefined).
+    /// RA, FE, PR, RLA, AR, RPR, FA, UG and Score, fractions in \[0, 1\] (null if undefined).
     pub metrics: MetricSet,
     /// Percentile cluster-bootstrap intervals, by metric name.
     pub intervals: BTreeMap<String, Interval>,

@@ -62,7 +62,7 @@ impl Drop for HttpServer {
 }
 
 /// Binds `addr` (port 0 picks a free port) and serves the factory's systems over HTTP
-/// at [`RPC_PATH`] until a `shutdown` call or [`HttpServer::stop`].
+/// at `RPC_PATH` until a `shutdown` call or [`HttpServer::stop`].
 pub async fn serve_http(factory: SharedFactory, addr: SocketAddr) -> std::io::Result<HttpServer> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;

@@ -1,4 +1,4 @@
-//! The server side of the protocol: wraps any [`SystemFactory`] as an adapter, keeping
+//! The server side of the protocol: wraps any [`SystemFactory`](crate::system::SystemFactory) as an adapter, keeping
 //! one system per namespace, over stdio ([`serve_stdio`], [`serve_lines`]) or HTTP
 //! ([`serve_http`]).
 //!
