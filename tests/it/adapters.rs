@@ -174,10 +174,10 @@ fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
     // The variables reach only the adapter's process (`env` sets them; no shell).
     let rt = runner_runtime();
     let spec = format!(
-        "cmd:env FAULTY_CRASH_AT=40 FAULTY_MARKER={} python3 {ROOT}/tests/fixtures/adapters/faulty_run.py",
+        "cmd:env FAULTY_CRASH_AT=10 FAULTY_MARKER={} python3 {ROOT}/tests/fixtures/adapters/faulty_run.py",
         marker.display()
     );
-    let factory = connect(&rt, &spec, Duration::from_secs(1));
+    let factory = connect(&rt, &spec, Duration::from_secs(2));
     let runner = runner(factory, 1);
     let records = rt.block_on(runner.run_all(&instances));
     assert_eq!(
@@ -199,34 +199,26 @@ fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
             "an error is never an answer: {r:?}"
         );
     }
-    let q = |word: &str| {
-        records
-            .iter()
-            .filter(|r| r.question.to_lowercase().contains(word))
-            .count()
-    };
-    if q("allergic") > 0 {
-        assert!(
-            with("vector store is down") > 0,
-            "system errors carry the adapter's message"
-        );
-    }
-    if q("phone") > 0 {
-        assert!(
-            with("protocol error") > 0,
-            "a non-text answer is a protocol error"
-        );
-    }
-    if q("laptop") > 0 {
-        assert!(with("timeout") > 0, "a slow call is a timeout");
-    }
+    assert!(
+        with("vector store is down") > 0,
+        "system errors carry the adapter's message"
+    );
+    assert!(
+        with("protocol error") > 0,
+        "a non-text answer is a protocol error"
+    );
+    assert!(with("timeout") > 0, "a slow call is a timeout");
     assert!(with("crashed") > 0, "the crash is classified");
-    // The run went on: questions after the crash, in the next instance, were answered.
-    let last = &instances[1].id;
+    // The run went on: the instance that did not meet the crash was answered.
+    let crashed = errors
+        .iter()
+        .find(|r| r.error.as_deref().unwrap().contains("crashed"))
+        .map(|r| r.instance.clone())
+        .expect("a record of the crash");
     assert!(
         records
             .iter()
-            .any(|r| &r.instance == last && r.error.is_none() && r.correct),
+            .any(|r| r.instance != crashed && r.error.is_none() && r.correct),
         "the run completed after the faults"
     );
 }
