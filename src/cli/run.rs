@@ -137,6 +137,7 @@ async fn run_async(args: Args) -> CliResult {
         let t0 = Instant::now();
         #[cfg(feature = "llm")]
         let judge_before = llm.judge_stats();
+        let usage_mark = llm.usage_mark();
         let records = runner.run_all(&dataset.instances).await;
         progress.finish();
         let mut run_info = RunInfo {
@@ -158,7 +159,7 @@ async fn run_async(args: Args) -> CliResult {
                 .extra
                 .insert("adapter_stderr_tail".into(), stderr.into());
         }
-        if let Some(usage) = llm.usage() {
+        if let Some(usage) = llm.usage_since(&usage_mark) {
             run_info.extra.insert("usage".into(), usage);
         }
         #[cfg(feature = "llm")]

@@ -14,6 +14,7 @@ type Error = Box<dyn std::error::Error>;
 
 /// Endpoint settings for LLM parts, with the usage meter they all count into.
 #[derive(Clone)]
+#[cfg_attr(not(feature = "llm"), derive(Default))]
 pub struct LlmContext {
     #[cfg(feature = "llm")]
     args: crate::llm::LlmArgs,
@@ -40,16 +41,24 @@ impl LlmContext {
         LlmContext {}
     }
 
-    /// Usage of every model call so far, as JSON for the run's configuration, or
+    /// A mark of the model usage so far, to measure one part of a run from.
+    pub fn usage_mark(&self) -> UsageMark {
+        UsageMark {
+            #[cfg(feature = "llm")]
+            at: self.meter.snapshot(),
+        }
+    }
+
+    /// Usage of the model calls since `mark`, as JSON for the run's configuration, or
     /// `None` when no model was called.
-    pub fn usage(&self) -> Option<serde_json::Value> {
+    pub fn usage_since(&self, #[allow(unused)] mark: &UsageMark) -> Option<serde_json::Value> {
         #[cfg(feature = "llm")]
         {
-            let snapshot = self.meter.snapshot();
-            if snapshot == crate::llm::UsageByRole::default() {
+            let used = self.meter.snapshot().since(&mark.at);
+            if used == crate::llm::UsageByRole::default() {
                 return None;
             }
-            serde_json::to_value(snapshot).ok()
+            serde_json::to_value(used).ok()
         }
         #[cfg(not(feature = "llm"))]
         None
@@ -63,16 +72,23 @@ impl LlmContext {
         Some(judge.stats())
     }
 
-    /// Usage as text for the terminal.
+    /// Usage of the whole run as text for the terminal, or `None` when no model was
+    /// called.
     pub fn usage_text(&self) -> Option<String> {
         #[cfg(feature = "llm")]
         {
-            self.usage()?;
-            Some(self.meter.snapshot().to_string())
+            let used = self.meter.snapshot();
+            (used != crate::llm::UsageByRole::default()).then(|| used.to_string())
         }
         #[cfg(not(feature = "llm"))]
         None
     }
+}
+
+/// A point in a run's model usage (see [`LlmContext::usage_mark`]).
+pub struct UsageMark {
+    #[cfg(feature = "llm")]
+    at: crate::llm::UsageByRole,
 }
 
 /// A system under test, with its adapter client when it is one.

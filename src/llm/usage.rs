@@ -71,6 +71,20 @@ impl Usage {
             completion_tokens: self.completion_tokens + other.completion_tokens,
         }
     }
+
+    /// What was used since `earlier` (a snapshot of the same counters).
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        Usage {
+            calls: self.calls.saturating_sub(earlier.calls),
+            cache_hits: self.cache_hits.saturating_sub(earlier.cache_hits),
+            retries: self.retries.saturating_sub(earlier.retries),
+            failures: self.failures.saturating_sub(earlier.failures),
+            prompt_tokens: self.prompt_tokens.saturating_sub(earlier.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_sub(earlier.completion_tokens),
+        }
+    }
 }
 
 /// A snapshot of the usage of every role, as put into `summary.json`.
@@ -94,6 +108,16 @@ impl UsageByRole {
             Role::Answerer => &self.answerer,
             Role::System => &self.system,
             Role::Preflight => &self.preflight,
+        }
+    }
+
+    /// What each role used since `earlier`.
+    pub fn since(&self, earlier: &UsageByRole) -> UsageByRole {
+        UsageByRole {
+            judge: self.judge.since(&earlier.judge),
+            answerer: self.answerer.since(&earlier.answerer),
+            system: self.system.since(&earlier.system),
+            preflight: self.preflight.since(&earlier.preflight),
         }
     }
 

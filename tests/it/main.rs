@@ -5,6 +5,7 @@ mod engine;
 mod generate;
 mod harness;
 mod judge;
+#[cfg(feature = "llm")]
 mod llm;
 mod metrics;
 mod protocol;
