@@ -123,6 +123,7 @@ fn run_on(spec_or_url: &str, instances: &[Instance]) -> Vec<Record> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 fn the_python_example_gives_identical_results_over_stdio_and_http() {
     let instances = instances();
     let example = format!("{ROOT}/adapters/python/example_memory.py");
@@ -145,6 +146,7 @@ fn the_python_example_gives_identical_results_over_stdio_and_http() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 fn bemula_serve_gives_the_in_process_results_over_stdio_and_http() {
     let instances = instances();
     let in_process = run(builtin::factory("naive-rag").unwrap(), &instances);

@@ -149,6 +149,7 @@ fn memories(reply: &Reply) -> &[String] {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 async fn python_example_answers_identically_over_stdio_and_http() {
     let stdio = remote::connect(&format!("cmd:{}", example_cmd()), &options())
         .await
@@ -180,6 +181,7 @@ async fn python_example_answers_identically_over_stdio_and_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 async fn bemula_serve_gives_the_in_process_replies() {
     let in_process = script(&*loopback::factory()).await;
     let stdio = remote::connect(&format!("cmd:{} --stdio", serve_cmd()), &options())
@@ -506,6 +508,7 @@ async fn ask(factory: &RemoteFactory) -> Result<Reply, SystemError> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 async fn http_faults_are_retried_or_classified() {
     let answer = Step::Result(json!({"answer": "fine"}));
     // 5xx twice, then an answer: retried.
@@ -592,6 +595,7 @@ async fn http_faults_are_retried_or_classified() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 async fn unreachable_adapters_are_clear_connect_errors() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/rpc", listener.local_addr().unwrap());
@@ -670,6 +674,7 @@ fn check_adapter(spec: &str) -> (i32, String) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 fn check_adapter_passes_on_good_adapters() {
     let http_child = start_http(&serve_cmd());
     for spec in [
