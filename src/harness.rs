@@ -80,7 +80,6 @@ pub enum DataSource {
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures |
 /// | `BEMULA_BLESS` | `1`: rewrite the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
-/// | `BEMULA_JOBS` | instances ingested at once when one trial needs several (default 1) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
