@@ -882,3 +882,100 @@ fn default_report_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("target"));
     target.join("bemula").join(binary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn harness_with(env: &[(&str, &str)]) -> Harness {
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Harness::from_fn("null", crate::system::builtin::Null::default)
+            .min_rpr(0.5)
+            .seed(7)
+            .env_source(move |name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn the_builder_holds_unless_the_environment_says_otherwise() {
+        let s = harness_with(&[]).settings().unwrap();
+        assert_eq!(s.min_rpr, Some(0.5));
+        assert_eq!(
+            s.data,
+            DataSource::Generated {
+                seed: 7,
+                full: false
+            }
+        );
+        let s = harness_with(&[
+            ("BEMULA_MIN_RPR", "0.25"),
+            ("BEMULA_SEED", "9"),
+            ("BEMULA_FULL", "yes"),
+        ])
+        .settings()
+        .unwrap();
+        assert_eq!(s.min_rpr, Some(0.25));
+        assert_eq!(
+            s.data,
+            DataSource::Generated {
+                seed: 9,
+                full: true
+            }
+        );
+        let s = harness_with(&[
+            ("BEMULA_DATA", "/data/bemula"),
+            ("BEMULA_REPORT_DIR", "/tmp/r"),
+        ])
+        .settings()
+        .unwrap();
+        assert_eq!(s.data, DataSource::Dir("/data/bemula".into()));
+        assert_eq!(s.report_dir, PathBuf::from("/tmp/r"));
+    }
+
+    #[test]
+    fn malformed_values_are_errors_naming_the_variable() {
+        for (name, value) in [
+            ("BEMULA_MIN_RPR", "1.5"),
+            ("BEMULA_MIN_RPR", "half"),
+            ("BEMULA_FULL", "maybe"),
+            ("BEMULA_SEED", "-1"),
+            ("BEMULA_BLESS", "2"),
+        ] {
+            let err = harness_with(&[(name, value)]).settings().expect_err(name);
+            assert_eq!(err.name, name);
+            assert!(
+                err.to_string().starts_with(&format!("{name}=\"{value}\"")),
+                "{err}"
+            );
+        }
+        let err = harness_with(&[("BEMULA_BLESS", "1")])
+            .settings()
+            .expect_err("nothing to bless");
+        assert!(err.to_string().contains("no expectations file"), "{err}");
+    }
+
+    #[test]
+    fn expectations_round_trip_and_reject_malformed_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("expected.txt");
+        let mut e = Expectations::default();
+        e.set("short_002::r1::F3_semantic", true);
+        e.set("short_001::r1::F1_factual", true);
+        e.set("short_002::r1::F3_semantic", false);
+        e.write(&path).unwrap();
+        let back = Expectations::read(&path).unwrap();
+        assert_eq!(back, e);
+        assert!(back.contains("short_001::r1::F1_factual") && back.len() == 1);
+        assert!(
+            Expectations::read(&dir.path().join("missing.txt"))
+                .unwrap()
+                .is_empty()
+        );
+        std::fs::write(&path, "# a comment\nshort_001::r1\n").unwrap();
+        let err = Expectations::read(&path).unwrap_err();
+        assert!(err.contains("expected.txt:2:"), "{err}");
+    }
+}
