@@ -342,3 +342,60 @@ fn every_builtin_system_runs_the_whole_protocol() {
         }
     }
 }
+
+/// Anyone can recompute summary.json's metrics from results.jsonl alone: an independent
+/// implementation of Eq. 2–5 in Python agrees with the Rust one on every built-in system.
+#[test]
+fn an_independent_recomputation_from_results_jsonl_agrees_with_summary_json() {
+    let out = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        .args([
+            "run",
+            "--system",
+            "naive-rag",
+            "--system",
+            "wipe",
+            "--system",
+            "scoped-forget",
+            "--bootstrap",
+            "50",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    for system in ["naive-rag", "wipe", "scoped-forget"] {
+        let dir = out.path().join(system);
+        let python = std::process::Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/recompute.py"
+            ))
+            .arg(dir.join("results.jsonl"))
+            .output()
+            .unwrap();
+        assert!(
+            python.status.success(),
+            "{}",
+            String::from_utf8_lossy(&python.stderr)
+        );
+        let theirs: serde_json::Value = serde_json::from_slice(&python.stdout).unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+        for key in ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"] {
+            let (a, b) = (&summary["metrics"][key], &theirs[key]);
+            match (a.as_f64(), b.as_f64()) {
+                (Some(x), Some(y)) => assert!(
+                    (x - y).abs() < 1e-12,
+                    "{system} {key}: summary {x}, recomputed {y}"
+                ),
+                _ => assert_eq!(a, b, "{system} {key}"),
+            }
+        }
+    }
+}
