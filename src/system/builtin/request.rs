@@ -699,32 +699,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
             None
         };
         if let Some(start) = idiom_start {
-            let mut end = start;
-            while end > 0
-                && matches!(
-                    tokens[end - 1].as_str(),
-                    "is" | "are"
-                        | "was"
-                        | "were"
-                        | "all"
-                        | "a"
-                        | "that's"
-                        | "it's"
-                        | "has"
-                        | "have"
-                        | "been"
-                        | "just"
-                        | "now"
-                )
-            {
-                end -= 1;
-            }
-            cues.push(Cue {
-                strength: Strength::Weak,
-                kind: Kind::Delete,
-                phrase: strip_lead(&tokens[..end]),
-                backward: true,
-            });
+            cues.push(backward_cue(&tokens, start, IDIOM_FILLER));
             v += 1;
             continue;
         }
@@ -985,43 +960,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 && matches!(prev, "is" | "was" | "are" | "were" | "that's" | "it's"))
             || (t == "behind" && next == "me");
         if outdated {
-            let mut end = v;
-            while end > 0
-                && matches!(
-                    tokens[end - 1].as_str(),
-                    "is" | "are"
-                        | "was"
-                        | "were"
-                        | "now"
-                        | "no"
-                        | "not"
-                        | "isn't"
-                        | "aren't"
-                        | "wasn't"
-                        | "old"
-                        | "completely"
-                        | "totally"
-                        | "all"
-                        | "just"
-                        | "kind"
-                        | "of"
-                        | "pretty"
-                        | "out"
-                        | "already"
-                        | "firmly"
-                        | "put"
-                        | "i've"
-                        | "have"
-                )
-            {
-                end -= 1;
-            }
-            cues.push(Cue {
-                strength: Strength::Weak,
-                kind: Kind::Delete,
-                phrase: strip_lead(&tokens[..end]),
-                backward: true,
-            });
+            cues.push(backward_cue(&tokens, v, OUTDATED_FILLER));
             v += 1;
             continue;
         }
@@ -1283,6 +1222,53 @@ fn analyse(part: &[String], kind: Kind, today: Option<YearMonth>) -> Option<Targ
     }
     Some(Target::Facts(stems(true)))
 }
+
+/// A weak deletion cue naming what stands before `end`, less the filler words just
+/// before it ("… is all in the past", "… is outdated now").
+fn backward_cue(tokens: &[String], mut end: usize, filler: &[&str]) -> Cue {
+    while end > 0 && filler.contains(&tokens[end - 1].as_str()) {
+        end -= 1;
+    }
+    Cue {
+        strength: Strength::Weak,
+        kind: Kind::Delete,
+        phrase: strip_lead(&tokens[..end]),
+        backward: true,
+    }
+}
+
+/// Words skipped between a backward cue and the phrase it names.
+const IDIOM_FILLER: &[&str] = &[
+    "is", "are", "was", "were", "all", "a", "that's", "it's", "has", "have", "been", "just", "now",
+];
+
+/// Words skipped between a backward cue and the phrase it names.
+const OUTDATED_FILLER: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "now",
+    "no",
+    "not",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "old",
+    "completely",
+    "totally",
+    "all",
+    "just",
+    "kind",
+    "of",
+    "pretty",
+    "out",
+    "already",
+    "firmly",
+    "put",
+    "i've",
+    "have",
+];
 
 #[cfg(test)]
 mod tests {
