@@ -699,7 +699,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
             None
         };
         if let Some(start) = idiom_start {
-            cues.push(backward_cue(&tokens, start, IDIOM_FILLER));
+            cues.push(backward_cue(tokens, start, IDIOM_FILLER));
             v += 1;
             continue;
         }
@@ -960,7 +960,7 @@ fn find_cues(tokens: &[String]) -> Vec<Cue> {
                 && matches!(prev, "is" | "was" | "are" | "were" | "that's" | "it's"))
             || (t == "behind" && next == "me");
         if outdated {
-            cues.push(backward_cue(&tokens, v, OUTDATED_FILLER));
+            cues.push(backward_cue(tokens, v, OUTDATED_FILLER));
             v += 1;
             continue;
         }
