@@ -3,11 +3,11 @@
 //! `stats::compute` on the hand-written fixture (figures counted by hand) and on a
 //! small multi-tier dataset built from it; `bemula stats` as a program, in text and JSON.
 
+use crate::bemula;
 use bemula::dataset::stats::{self, Stats};
 use bemula::dataset::{Dataset, Instance, Session, Tier, Turn};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn valid_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/valid")
@@ -207,18 +207,6 @@ fn tiers_report_ranges_over_their_instances() {
         short_row.contains("3–4") && short_row.contains("13–18"),
         "{short_row}"
     );
-}
-
-fn bemula(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bemula"))
-        .args(args)
-        .output()
-        .expect("bemula runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -6,12 +6,12 @@
 //! is reported with the file, the JSON path and a reason; `bemula validate` is run as a
 //! program; the JSON Schema in `data/` is checked against the serde types.
 
+use crate::bemula;
 use bemula::dataset::validate::{self, Problem};
 use bemula::dataset::{DataError, Dataset, Instance, parse_instance};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -1155,18 +1155,6 @@ fn parse_and_validate_never_panic_on_mutated_input() {
 
 // ---------------------------------------------------------------------------------------
 // `bemula validate` as a program.
-
-fn bemula(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bemula"))
-        .args(args)
-        .output()
-        .expect("bemula runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn the_validate_command_accepts_valid_data() {
