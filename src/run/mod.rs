@@ -185,7 +185,10 @@ impl Runner {
         while let Some(joined) = tasks.join_next().await {
             match joined {
                 Ok(pair) => results.push(pair),
-                Err(err) => std::panic::resume_unwind(err.into_panic()),
+                // run_instance turns a system's panic into error records; a panic here
+                // is a bug of the runner itself.
+                Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                Err(err) => panic!("an instance task was cancelled: {err}"),
             }
         }
         results.sort_by_key(|(index, _)| *index);
@@ -193,15 +196,49 @@ impl Runner {
     }
 
     /// Evaluates one instance: both passes, concurrently (they use different
-    /// namespaces and different systems).
+    /// namespaces and different systems). A pass whose system panics loses its
+    /// answers: every question of that pass is recorded as an error saying so, and the
+    /// other pass and the run go on.
     pub async fn run_instance(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
-        let (mut control, forget) = tokio::join!(
-            self.run_pass(instance, Version::Control, selection),
-            self.run_pass(instance, Version::Forget, selection),
-        );
-        control.extend(forget);
+        let shared = Arc::new(instance.clone());
+        let pass = |version: Version| {
+            let (runner, instance, selection) = (self.clone(), shared.clone(), selection.clone());
+            tokio::spawn(async move { runner.run_pass(&instance, version, &selection).await })
+        };
+        let (control, forget) = tokio::join!(pass(Version::Control), pass(Version::Forget));
+        let mut records = self.pass_or_errors(instance, Version::Control, selection, control);
+        records.extend(self.pass_or_errors(instance, Version::Forget, selection, forget));
         self.progress.instance_done(&instance.id);
-        control
+        records
+    }
+
+    fn pass_or_errors(
+        &self,
+        instance: &Instance,
+        version: Version,
+        selection: &Selection,
+        joined: Result<Vec<Record>, tokio::task::JoinError>,
+    ) -> Vec<Record> {
+        match joined {
+            Ok(records) => records,
+            Err(err) => {
+                let message = if err.is_panic() {
+                    let payload = err.into_panic();
+                    let text = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "no message".into());
+                    format!("the system panicked during the {version} pass: {text}")
+                } else {
+                    format!("the {version} pass was cancelled")
+                };
+                Self::questions_for(instance, version, selection)
+                    .into_iter()
+                    .map(|q| self.error_record(instance, version, q, &message))
+                    .collect()
+            }
+        }
     }
 
     /// The questions asked on one version, in the protocol's order.

@@ -399,3 +399,61 @@ fn an_independent_recomputation_from_results_jsonl_agrees_with_summary_json() {
         }
     }
 }
+
+/// Panics on the first query of one namespace; otherwise naive RAG.
+struct Panicky {
+    inner: builtin::NaiveRag,
+    doomed: String,
+}
+
+impl MemorySystem for Panicky {
+    fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+        self.inner.reset(ns)
+    }
+    fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+        self.inner.observe(ns, turn)
+    }
+    fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
+        if ns.as_str() == self.doomed {
+            panic!("index corrupted");
+        }
+        MemorySystem::query(&mut self.inner, ns, question)
+    }
+}
+
+#[test]
+fn a_panicking_system_costs_its_pass_not_the_run() {
+    let instances = small();
+    let doomed = format!("{}/forget", instances[0].id);
+    let d2 = doomed.clone();
+    let factory: SharedFactory = Arc::new(FnFactory::new("panicky", move || Panicky {
+        inner: builtin::NaiveRag::default(),
+        doomed: d2.clone(),
+    }));
+    let records = run_blocking(&runner(factory), &instances);
+    let asked: usize = instances
+        .iter()
+        .flat_map(|i| i.questions.iter())
+        .map(|q| {
+            usize::from(q.asked_on(Version::Control)) + usize::from(q.asked_on(Version::Forget))
+        })
+        .sum();
+    assert_eq!(records.len(), asked, "every question has a record");
+    for r in &records {
+        let in_doomed_pass = format!("{}/{}", r.instance, r.version) == doomed;
+        if in_doomed_pass {
+            let error = r.error.as_deref().expect("the doomed pass is all errors");
+            assert!(
+                error.contains("panicked during the forget pass: index corrupted"),
+                "{error}"
+            );
+            assert!(!r.correct);
+        } else {
+            assert!(r.error.is_none(), "{r:?}");
+        }
+    }
+    assert!(
+        records.iter().any(|r| r.correct),
+        "the other passes were answered"
+    );
+}
