@@ -176,10 +176,10 @@ fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
     // The variables reach only the adapter's process (`env` sets them; no shell).
     let rt = runner_runtime();
     let spec = format!(
-        "cmd:env FAULTY_CRASH_AT=10 FAULTY_MARKER={} python3 {ROOT}/tests/fixtures/adapters/faulty_run.py",
+        "cmd:env FAULTY_CRASH_AT=10 FAULTY_SLEEP=4 FAULTY_MARKER={} python3 {ROOT}/tests/fixtures/adapters/faulty_run.py",
         marker.display()
     );
-    let factory = connect(&rt, &spec, Duration::from_secs(2));
+    let factory = connect(&rt, &spec, Duration::from_secs(3));
     let runner = runner(factory, 1);
     let records = rt.block_on(runner.run_all(&instances));
     assert_eq!(
