@@ -3,6 +3,7 @@
 
 pub mod calibrate;
 pub mod check_adapter;
+pub mod compare;
 pub mod generate;
 pub mod report;
 pub mod run;
@@ -31,6 +32,8 @@ pub enum Command {
     Run(run::Args),
     /// Run the suite as tests, one per forget request (the `cargo test` harness as a command).
     Test(test::Args),
+    /// Compare two systems' results metric by metric, with paired bootstrap intervals.
+    Compare(compare::Args),
     /// Assemble the reports of a harness run whose tests ran in separate processes.
     Report(report::Args),
     /// Generate a synthetic Bemula-format dataset from a seed.
@@ -57,6 +60,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::run(args),
         Command::Report(args) => report::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Stats(args) => stats::run(args),

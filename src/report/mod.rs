@@ -10,7 +10,7 @@ mod markdown;
 mod message;
 
 pub use junit::write_junit;
-pub use markdown::{render_markdown, render_table};
+pub use markdown::{pct, render_markdown, render_table};
 pub use message::{outcome_name, request_message, test_name};
 
 use crate::metrics::{
