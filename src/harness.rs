@@ -407,9 +407,17 @@ impl Harness {
                 ..RunConfig::default()
             },
         );
+        let parts = std::env::var("NEXTEST_RUN_ID").ok();
         let shared = Arc::new(Shared {
             runtime,
             runner,
+            share: parts.as_deref().map(|run| {
+                settings
+                    .report_dir
+                    .join(PARTS)
+                    .join(sanitize(run))
+                    .join("instances")
+            }),
             instances: dataset
                 .instances
                 .iter()
@@ -461,7 +469,6 @@ impl Harness {
             },
             ..RunInfo::default()
         };
-        let parts = std::env::var("NEXTEST_RUN_ID").ok();
         if !outcomes.is_empty() {
             write_reports(&settings, &info, &records, &outcomes, parts.as_deref())?;
         }
@@ -596,6 +603,9 @@ pub struct TrialOutcome {
 struct Shared {
     runtime: tokio::runtime::Runtime,
     runner: Runner,
+    /// Under cargo-nextest (a process per test): where processes share the records of
+    /// the instances they ingested, so each instance is ingested once per run.
+    share: Option<PathBuf>,
     instances: BTreeMap<String, (Instance, Selection, OnceLock<Vec<Record>>)>,
     outcomes: Mutex<BTreeMap<String, TrialOutcome>>,
 }
@@ -612,10 +622,7 @@ impl Shared {
         let Some((inst, selection, cell)) = self.instances.get(instance) else {
             return Err(Failed::from(format!("instance {instance} was not loaded")));
         };
-        let records = cell.get_or_init(|| {
-            self.runtime
-                .block_on(self.runner.run_instance(inst, selection))
-        });
+        let records = cell.get_or_init(|| self.instance_records(inst, selection));
         let passed = metrics::request_outcomes(records)
             .into_iter()
             .find(|o| o.request == request)
@@ -643,6 +650,33 @@ impl Shared {
         }
     }
 
+    /// The records of an instance's selected questions: from the run's shared
+    /// directory when another process already ingested it, else by running it (all of
+    /// its questions when sharing, for the processes that come later).
+    fn instance_records(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
+        let run = |selection: &Selection| {
+            self.runtime
+                .block_on(self.runner.run_instance(instance, selection))
+        };
+        let Some(dir) = &self.share else {
+            return run(selection);
+        };
+        match shared_instance(dir, &instance.id, || run(&Selection::All)) {
+            Ok(all) => all
+                .into_iter()
+                .filter(|r| selection.includes_record(r))
+                .collect(),
+            Err(err) => {
+                eprintln!(
+                    "bemula: cannot share {} through {}: {err}; running it in this process",
+                    instance.id,
+                    dir.display()
+                );
+                run(selection)
+            }
+        }
+    }
+
     fn records(&self) -> Vec<Record> {
         self.instances
             .values()
@@ -650,6 +684,61 @@ impl Shared {
             .flatten()
             .cloned()
             .collect()
+    }
+}
+
+/// How long a process waits for another one's ingestion of an instance before it takes
+/// the lock over (the other process is taken to have died).
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// The records of every question of `instance`, shared by the processes of one run
+/// through `dir`: the first process to take `<instance>.lock` computes them and writes
+/// `<instance>.jsonl` (atomically); the others wait for that file and read it.
+fn shared_instance(
+    dir: &Path,
+    instance: &str,
+    compute: impl FnOnce() -> Vec<Record>,
+) -> std::io::Result<Vec<Record>> {
+    std::fs::create_dir_all(dir)?;
+    let data = dir.join(format!("{instance}.jsonl"));
+    let lock = dir.join(format!("{instance}.lock"));
+    let mut compute = Some(compute);
+    loop {
+        if data.is_file() {
+            return report::read_records(&data).map_err(std::io::Error::other);
+        }
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(_) => {
+                // Removed when done, and when the ingestion unwinds.
+                struct Unlock<'a>(&'a Path);
+                impl Drop for Unlock<'_> {
+                    fn drop(&mut self) {
+                        let _ = std::fs::remove_file(self.0);
+                    }
+                }
+                let _unlock = Unlock(&lock);
+                let records = compute.take().map(|f| f()).unwrap_or_default();
+                report::write_records(&data, &records).map_err(std::io::Error::other)?;
+                return Ok(records);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let stale = std::fs::metadata(&lock)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > STALE_LOCK);
+                if stale {
+                    let _ = std::fs::remove_file(&lock);
+                } else {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 

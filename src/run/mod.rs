@@ -61,6 +61,17 @@ pub enum Selection {
 }
 
 impl Selection {
+    /// Whether a record of an instance belongs to this selection.
+    pub fn includes_record(&self, record: &Record) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Requests(ids) => match &record.request {
+                None => record.suite == Suite::Preservation,
+                Some(r) => ids.contains(r),
+            },
+        }
+    }
+
     fn includes(&self, question: &Question) -> bool {
         match self {
             Selection::All => true,

@@ -397,6 +397,68 @@ fn process_per_test_parts_assemble_into_the_same_summary() {
 }
 
 #[test]
+fn processes_of_one_nextest_run_ingest_each_instance_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("resets.log");
+    let system = format!(
+        "cmd:env COUNT_FILE={} python3 {}/tests/fixtures/adapters/counting.py",
+        count.display(),
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let names: Vec<String> = listed(&system, dir.path(), &["short_00"]);
+    let instances: BTreeSet<&str> = names
+        .iter()
+        .map(|n| n.split("::").next().unwrap())
+        .collect();
+    assert!(
+        names.len() > instances.len(),
+        "some instance has several requests"
+    );
+    for name in &names {
+        let out = harness(
+            &system,
+            dir.path(),
+            &["--exact", name],
+            &[("NEXTEST_RUN_ID", "run-2")],
+        );
+        assert_eq!(results(&out).len(), 1, "{}", text(&out));
+    }
+    let resets = std::fs::read_to_string(&count).unwrap();
+    let mut per_namespace = std::collections::BTreeMap::new();
+    for line in resets.lines() {
+        *per_namespace.entry(line.to_string()).or_insert(0) += 1;
+    }
+    assert_eq!(
+        per_namespace.len(),
+        2 * instances.len(),
+        "both versions of every instance: {resets}"
+    );
+    assert!(
+        per_namespace.values().all(|&n| n == 1),
+        "each version ingested once: {per_namespace:?}"
+    );
+    let shared = dir.path().join("parts/run-2/instances");
+    let files: Vec<String> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files.len(),
+        instances.len(),
+        "one shared file per instance, no lock left: {files:?}"
+    );
+    let report = bemula().arg("report").arg(dir.path()).output().unwrap();
+    assert!(report.status.success(), "{}", text(&report));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["requests"].as_array().unwrap().len(),
+        names.len(),
+        "only the requests that ran are reported"
+    );
+}
+
+#[test]
 fn missing_data_is_an_error_not_an_empty_pass() {
     let dir = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
