@@ -285,19 +285,8 @@ const NUMBER_WORDS: &[&str] = &[
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
     "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen", "half",
 ];
+/// Words that place a sentence in time, besides the month names of [`text::MONTHS`].
 const TIME_WORDS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "spring",
     "summer",
     "fall",
@@ -331,7 +320,8 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
             .iter()
             .any(|t| t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&t.as_str()));
         let has_time = tokens.iter().any(|t| {
-            TIME_WORDS.contains(&t.as_str())
+            text::MONTHS.contains(&t.as_str())
+                || TIME_WORDS.contains(&t.as_str())
                 || (t.len() == 4
                     && t.starts_with(['1', '2'])
                     && t.chars().all(|c| c.is_ascii_digit()))
