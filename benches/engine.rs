@@ -125,6 +125,7 @@ fn synthetic_records(instances: usize, requests: usize) -> Vec<Record> {
                 conditioned_on,
                 judge: "rule".to_string(),
                 reason: String::new(),
+                restarts: 0,
             });
         };
         for r in 0..requests {

@@ -47,6 +47,7 @@ pub mod llm;
 pub mod metrics;
 pub mod record;
 pub mod report;
+pub mod retry;
 pub mod run;
 pub mod system;
 pub mod text;

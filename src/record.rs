@@ -46,6 +46,14 @@ pub struct Record {
     pub judge: String,
     /// The judge's reason, or the error's.
     pub reason: String,
+    /// How many times the pass this record belongs to was restarted (reset and
+    /// ingested again) after a failure that may have changed the system's memory.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restarts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Record {

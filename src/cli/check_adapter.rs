@@ -14,7 +14,12 @@ pub struct Args {
     #[arg(long)]
     pub system: String,
     /// Longest wait for one call, in seconds.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(
+        long,
+        alias = "adapter-timeout",
+        default_value_t = 60.0,
+        value_name = "SECS"
+    )]
     pub timeout: f64,
 }
 

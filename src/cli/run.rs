@@ -55,9 +55,21 @@ pub struct Args {
     /// Seed of the bootstrap.
     #[arg(long, default_value_t = 42, value_name = "SEED")]
     pub bootstrap_seed: u64,
-    /// Retries of a failing system call before it is recorded as an error.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    /// Re-sends of an adapter call the system certainly did not act on (connection
+    /// refused, HTTP 429, `-32003 busy`). No other failure is ever re-sent.
+    #[arg(long, default_value_t = crate::retry::DEFAULT_RETRIES, value_name = "N")]
     pub system_retries: u32,
+    /// Restarts of a pass (reset, ingest again) after a failure that may have changed
+    /// the system's memory (timeout, crash, garbled reply, failed write).
+    #[arg(long, default_value_t = crate::retry::DEFAULT_MAX_RESTARTS, value_name = "N")]
+    pub max_restarts: u32,
+    /// Adapter settings: timeout, message size, circuit breaker.
+    #[command(flatten)]
+    pub adapter: super::select::AdapterArgs,
+    /// Exit with status 1 (after writing the reports) when a system's share of records
+    /// that are errors exceeds this fraction.
+    #[arg(long, default_value_t = 0.0, value_name = "RATE")]
+    pub max_error_rate: f64,
     /// LLM endpoint settings (used by `llm:` judges and answerers and `full-context`).
     #[cfg(feature = "llm")]
     #[command(flatten)]
@@ -92,15 +104,32 @@ async fn run_async(args: Args) -> CliResult {
     } else {
         args.systems.clone()
     };
+    if !(0.0..=1.0).contains(&args.max_error_rate) {
+        return Err(format!(
+            "--max-error-rate must be a fraction in [0, 1], got {}",
+            args.max_error_rate
+        )
+        .into());
+    }
+    let options = args.adapter.options(args.system_retries)?;
     let config = RunConfig {
         jobs: args.jobs.unwrap_or(RunConfig::default().jobs).max(1),
-        retries: args.system_retries,
+        max_restarts: args.max_restarts,
         ..RunConfig::default()
     };
     let mut factories = Vec::with_capacity(specs.len());
     for spec in &specs {
-        factories.push((spec.clone(), select::system(spec, config.jobs, &llm).await?));
+        let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
+        let mut jobs = config.jobs;
+        if args.jobs.is_none()
+            && let Some(limit) = selected.remote.as_ref().and_then(|r| r.max_concurrency())
+        {
+            // Two namespaces (passes) per instance.
+            jobs = jobs.min(limit.div_ceil(2).max(1));
+        }
+        factories.push((spec.clone(), selected, jobs));
     }
+    let mut failing = Vec::new();
     let bootstrap = BootstrapConfig {
         resamples: args.bootstrap,
         seed: args.bootstrap_seed,
@@ -128,11 +157,15 @@ async fn run_async(args: Args) -> CliResult {
         factories.len()
     );
     let mut summaries = Vec::new();
-    for (spec, selected) in factories {
+    for (spec, selected, jobs) in factories {
         let factory = selected.factory;
         let info = factory.info();
         let progress = Arc::new(Bar::new(&info.name, questions, dataset.instances.len()));
-        let runner = Runner::new(factory, answerer.clone(), judge.clone(), config.clone())
+        let config = RunConfig {
+            jobs,
+            ..config.clone()
+        };
+        let runner = Runner::new(factory, answerer.clone(), judge.clone(), config)
             .with_progress(progress.clone());
         let t0 = Instant::now();
         #[cfg(feature = "llm")]
@@ -140,6 +173,12 @@ async fn run_async(args: Args) -> CliResult {
         let usage_mark = llm.usage_mark();
         let records = runner.run_all(&dataset.instances).await;
         progress.finish();
+        if let Some(remote) = &selected.remote {
+            if let Some(reason) = remote.circuit_open() {
+                eprintln!("bemula: {reason}");
+            }
+            remote.shutdown_gracefully().await;
+        }
         let mut run_info = RunInfo {
             system: info,
             judge: judge.name(),
@@ -177,6 +216,18 @@ async fn run_async(args: Args) -> CliResult {
             t0.elapsed().as_secs_f64(),
             dir.display()
         );
+        let counts = &summary.counts;
+        let share = counts.errors as f64 / counts.records.max(1) as f64;
+        if share > args.max_error_rate {
+            failing.push(format!(
+                "{}: {} of {} records are errors ({:.1}%, above --max-error-rate {})",
+                summary.config.system.name,
+                counts.errors,
+                counts.records,
+                100.0 * share,
+                args.max_error_rate
+            ));
+        }
         summaries.push((summary.config.system.name.clone(), summary));
     }
     let rows: Vec<(String, &Summary)> = summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
@@ -198,6 +249,12 @@ async fn run_async(args: Args) -> CliResult {
         args.out.display(),
         started.elapsed().as_secs_f64()
     );
+    if !failing.is_empty() {
+        for line in &failing {
+            eprintln!("bemula: {line}");
+        }
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -102,6 +102,16 @@ pub struct SelectedSystem {
 /// The system a spec names. An adapter gets at most `2 × jobs` calls in flight: the
 /// two passes of each of `jobs` instances.
 pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    system_with(spec, jobs, &RemoteOptions::default(), llm).await
+}
+
+/// [`system`], with the adapter client's options (`max_in_flight` is set from `jobs`).
+pub async fn system_with(
+    spec: &str,
+    jobs: usize,
+    options: &RemoteOptions,
+    llm: &LlmContext,
+) -> Result<SelectedSystem, Error> {
     if let Some(factory) = builtin::factory(spec) {
         return Ok(SelectedSystem {
             factory,
@@ -111,7 +121,7 @@ pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<Selecte
     if spec.starts_with("cmd:") || spec.starts_with("http://") || spec.starts_with("https://") {
         let options = RemoteOptions {
             max_in_flight: jobs.max(1) * 2,
-            ..RemoteOptions::default()
+            ..options.clone()
         };
         let client = Arc::new(remote::connect(spec, &options).await?);
         return Ok(SelectedSystem {
@@ -203,5 +213,50 @@ pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>,
     {
         let _ = llm;
         Err(format!("unknown answerer {spec:?}: this build has only `extractive` (LLM answerers need the `llm` feature)").into())
+    }
+}
+
+/// The adapter client's flags, shared by `bemula run` and `bemula test`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AdapterArgs {
+    /// Longest wait for one adapter call, in seconds. A stuck adapter costs at most
+    /// this long: the circuit breaker (`--adapter-breaker`) then fails the rest at once.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub adapter_timeout: f64,
+    /// Largest message accepted from an adapter (one stdio line, one HTTP body), in
+    /// bytes; a larger one is a protocol error.
+    #[arg(long, default_value_t = remote::lines::DEFAULT_MAX_MESSAGE_BYTES, value_name = "BYTES")]
+    pub max_message_bytes: usize,
+    /// Consecutive timeouts of an adapter after which its remaining calls fail at once
+    /// (0: never).
+    #[arg(long, default_value_t = remote::DEFAULT_BREAKER, value_name = "N")]
+    pub adapter_breaker: u32,
+}
+
+impl AdapterArgs {
+    /// The client options of these flags, with `retries` re-sends of calls the system
+    /// did not act on.
+    pub fn options(&self, retries: u32) -> Result<RemoteOptions, Error> {
+        if !(self.adapter_timeout.is_finite() && self.adapter_timeout > 0.0) {
+            return Err(format!(
+                "--adapter-timeout must be a positive number of seconds, got {}",
+                self.adapter_timeout
+            )
+            .into());
+        }
+        if self.max_message_bytes < 1024 {
+            return Err(format!(
+                "--max-message-bytes must be at least 1024, got {}",
+                self.max_message_bytes
+            )
+            .into());
+        }
+        Ok(RemoteOptions {
+            timeout: std::time::Duration::from_secs_f64(self.adapter_timeout),
+            retries,
+            max_message_bytes: self.max_message_bytes,
+            breaker: self.adapter_breaker,
+            ..RemoteOptions::default()
+        })
     }
 }

@@ -33,6 +33,9 @@ pub struct Args {
     /// Answerer: `extractive` or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
+    /// Adapter settings: timeout, message size, circuit breaker.
+    #[command(flatten)]
+    pub adapter: super::select::AdapterArgs,
     /// LLM endpoint settings.
     #[cfg(feature = "llm")]
     #[command(flatten)]
@@ -52,13 +55,11 @@ pub fn run(args: Args) -> CliResult {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let options = args.adapter.options(crate::retry::DEFAULT_RETRIES)?;
     let (system, judge, answerer) = runtime.block_on(async {
-        let system = super::select::system(
-            &args.system,
-            std::thread::available_parallelism().map_or(2, |n| n.get()),
-            &llm,
-        )
-        .await?;
+        let system =
+            super::select::system_with(&args.system, crate::run::DEFAULT_JOBS, &options, &llm)
+                .await?;
         let judge = super::select::judge(&args.judge, &llm).await?;
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))

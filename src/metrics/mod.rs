@@ -150,6 +150,10 @@ pub struct Counts {
     pub unscored: usize,
     /// Scored records whose conditioning control record is absent (they get c = 0).
     pub missing_control: usize,
+    /// Restarts of passes (reset and ingest again after a failure that may have
+    /// changed memory), summed over the passes of the run.
+    #[serde(default)]
+    pub restarts: usize,
 }
 
 /// Counts the records by outcome.
@@ -169,6 +173,11 @@ pub fn counts(records: &[Record]) -> Counts {
             counts.wrong += 1;
         }
     }
+    let mut passes = std::collections::BTreeMap::new();
+    for record in records {
+        passes.insert((&record.instance, record.version), record.restarts);
+    }
+    counts.restarts = passes.values().map(|&n| n as usize).sum();
     let items = effective::score(records);
     counts.scored = items.len();
     counts.missing_control = items.iter().filter(|i| i.control_missing).count();

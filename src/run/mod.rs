@@ -12,38 +12,69 @@
 //!
 //! Every question is a single `query` call: the system answers in a fresh session
 //! holding only the question, and nothing is written back. The system sees a forget
-//! request only as an ordinary turn. A failing call is retried a bounded number of
-//! times, then recorded as an error on the questions it affects; the run goes on.
+//! request only as an ordinary turn.
+//!
+//! **Exactly once.** The runner never sends a call twice. A failed call that may have
+//! changed memory (a timeout, a crash, a garbled reply, an error during ingestion)
+//! restarts the pass: the namespace is reset and the dialogue ingested again from the
+//! start, at most [`RunConfig::max_restarts`] times; the answers already given are kept
+//! and the relearning dialogues already ingested are replayed, so the system's memory
+//! is the same as if nothing had failed. Each restart is recorded on the pass's records
+//! ([`Record::restarts`]). A failed query is recorded as an error on its question (it
+//! does not write). The rules live in [`crate::retry`].
+//!
+//! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
+//! and judge of a question run as a task of their own as soon as the reply exists, so
+//! the next query does not wait for them. Records keep the protocol's order.
+//! Instances start longest first, so the longest pipelines are not left for last.
 
 use crate::answer::Answerer;
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::{Judge, JudgeItem};
 use crate::record::Record;
+use crate::retry::{self, CallKind, Recovery};
 use crate::system::{
-    AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SharedFactory, SystemError,
-    SystemResult, TurnInput,
+    AsyncMemorySystem, Namespace, Reply, SessionInfo, SharedFactory, SystemError, SystemResult,
+    TurnInput,
 };
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Instances evaluated at once by default: enough namespaces in flight to keep a slow
+/// system's pipeline full whatever the number of cores (a system that takes longer per
+/// call needs more calls in flight, not more cores).
+pub const DEFAULT_JOBS: usize = 64;
+
+/// Longest answer kept in a record; a longer one is cut with a visible marker.
+pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
 
 /// How the runner behaves.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     /// Instances evaluated at once.
     pub jobs: usize,
-    /// Retries of a failing system call before it is recorded as an error.
+    /// No longer used: the runner never re-sends a call. Re-sends of calls the system
+    /// certainly did not act on belong to the adapter client
+    /// (`RemoteOptions::retries`); see [`crate::retry`].
+    #[deprecated(note = "the runner never re-sends a call; see `bemula::retry`")]
     pub retries: u32,
-    /// Wait before the first retry; doubled for each further one.
+    /// No longer used; see [`RunConfig::retries`].
+    #[deprecated(note = "the runner never re-sends a call; see `bemula::retry`")]
     pub backoff: Duration,
+    /// Restarts of a pass (reset, ingest again) after a failure that may have changed
+    /// the system's memory, before its remaining questions are recorded as errors.
+    pub max_restarts: u32,
 }
 
 impl Default for RunConfig {
+    #[allow(deprecated)]
     fn default() -> RunConfig {
         RunConfig {
-            jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            retries: 2,
-            backoff: Duration::from_millis(50),
+            jobs: DEFAULT_JOBS,
+            retries: 0,
+            backoff: Duration::ZERO,
+            max_restarts: retry::DEFAULT_MAX_RESTARTS,
         }
     }
 }
@@ -97,35 +128,25 @@ pub trait Progress: Send + Sync {
 pub struct Silent;
 impl Progress for Silent {}
 
-/// Evaluates a system call until it succeeds, at most `1 + retries` times, waiting
-/// with exponential backoff between tries. Unsupported calls are not retried.
-macro_rules! retry {
-    ($runner:expr, $call:expr) => {{
-        let mut wait = $runner.config.backoff;
-        let mut attempt = 0u32;
-        loop {
-            match $call.await {
-                Ok(value) => break Ok(value),
-                Err(err)
-                    if err.kind == ErrorKind::Unsupported || attempt >= $runner.config.retries =>
-                {
-                    break Err(if attempt > 0 {
-                        SystemError::new(
-                            err.kind,
-                            format!("{} (after {} tries)", err.message, attempt + 1),
-                        )
-                    } else {
-                        err
-                    });
-                }
-                Err(_) => {
-                    attempt += 1;
-                    tokio::time::sleep(wait).await;
-                    wait *= 2;
-                }
-            }
+/// A question's record: ready, or being answered and judged by a task of its own.
+enum Slot {
+    Ready(Box<Record>),
+    Judging(tokio::task::JoinHandle<Record>),
+}
+
+/// Why a pass could not go on: the failure and what to do about it.
+struct Failure {
+    reason: String,
+    recovery: Recovery,
+}
+
+impl Failure {
+    fn new(err: &SystemError, call: CallKind, reason: String) -> Failure {
+        Failure {
+            reason,
+            recovery: retry::recovery(err, call),
         }
-    }};
+    }
 }
 
 /// Runs memory systems through the protocol.
@@ -177,17 +198,26 @@ impl Runner {
         &self.answerer
     }
 
-    /// Evaluates every instance (at most `jobs` at once) and returns all records,
-    /// ordered by instance, then version, then the order the questions were asked.
+    /// The configuration.
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
+    /// Evaluates every instance (at most `jobs` at once, the longest first) and returns
+    /// all records, ordered by instance, then version, then the order the questions
+    /// were asked.
     pub async fn run_all(&self, instances: &[Instance]) -> Vec<Record> {
         let semaphore = Arc::new(tokio::sync::Semaphore::new(self.config.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
-        for (index, instance) in instances.iter().enumerate() {
+        let mut order: Vec<usize> = (0..instances.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(pipeline_length(&instances[i])));
+        for index in order {
             let runner = self.clone();
-            let instance = instance.clone();
-            let semaphore = semaphore.clone();
+            let instance = instances[index].clone();
+            // Permits are taken in the loop, so instances start in this order.
+            let permit = semaphore.clone().acquire_owned().await;
             tasks.spawn(async move {
-                let _permit = semaphore.acquire_owned().await;
+                let _permit = permit;
                 let records = runner.run_instance(&instance, &Selection::All).await;
                 (index, records)
             });
@@ -233,17 +263,7 @@ impl Runner {
         match joined {
             Ok(records) => records,
             Err(err) => {
-                let message = if err.is_panic() {
-                    let payload = err.into_panic();
-                    let text = payload
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "no message".into());
-                    format!("the system panicked during the {version} pass: {text}")
-                } else {
-                    format!("the {version} pass was cancelled")
-                };
+                let message = panic_message(err, version);
                 Self::questions_for(instance, version, selection)
                     .into_iter()
                     .map(|q| self.error_record(instance, version, q, &message))
@@ -277,6 +297,8 @@ impl Runner {
             .collect()
     }
 
+    /// One pass: set up (reset, ingest, flush), then ask each question in order. A
+    /// failure that may have changed memory restarts the pass (see the module docs).
     async fn run_pass(
         &self,
         instance: &Instance,
@@ -288,58 +310,166 @@ impl Runner {
             return Vec::new();
         }
         let ns = Namespace::new(&instance.id, version);
-        let mut system = match retry!(self, self.factory.make(&ns)) {
-            Ok(system) => system,
-            Err(err) => {
-                let reason = format!("could not create the system for {ns}: {err}");
-                return self.error_records(instance, version, &questions, &reason);
-            }
-        };
-        if let Err(reason) = self.ingest(system.as_mut(), instance, version, &ns).await {
-            return self.error_records(instance, version, &questions, &reason);
-        }
         let last_date = instance
             .sessions
             .last()
             .map(|s| s.date.clone())
             .unwrap_or_default();
-        let mut records = Vec::with_capacity(questions.len());
-        for question in questions {
-            if let Some(dialogue) = question
-                .relearn
-                .as_ref()
-                .filter(|_| version == Version::Forget)
+        let mut slots: Vec<Slot> = Vec::with_capacity(questions.len());
+        // Questions whose relearning dialogue is in memory (replayed after a restart).
+        let mut relearned: Vec<usize> = Vec::new();
+        let mut restarts = 0u32;
+        let can_restart = |failure: &Failure, restarts: u32| {
+            failure.recovery == Recovery::RestartPass && restarts < self.config.max_restarts
+        };
+        'attempt: loop {
+            let next = slots.len();
+            relearned.retain(|&i| i < next);
+            let mut system = match self
+                .set_up(instance, version, &ns, &questions, &relearned, &last_date)
+                .await
             {
-                let info = SessionInfo {
-                    id: format!("{}/relearn", question.id),
-                    date: last_date.clone(),
-                };
-                let turns = dialogue.iter().enumerate().map(|(index, t)| TurnInput {
-                    index,
-                    user: t.user.clone(),
-                    assistant: t.assistant.clone(),
-                });
-                let result = self
-                    .ingest_session(system.as_mut(), &ns, &info, turns)
-                    .await;
-                let result = match result {
-                    Ok(()) => retry!(self, system.flush(&ns)),
-                    Err(e) => Err(e),
-                };
-                if let Err(err) = result {
-                    let reason = format!("ingesting the relearning dialogue failed: {err}");
-                    records.push(self.error_record(instance, version, question, &reason));
-                    self.progress.question_done();
-                    continue;
+                Ok(system) => system,
+                Err(failure) if can_restart(&failure, restarts) => {
+                    restarts += 1;
+                    pause_before_restart(restarts).await;
+                    continue 'attempt;
+                }
+                Err(failure) => {
+                    let reason = with_restarts(&failure.reason, restarts);
+                    for question in &questions[next..] {
+                        slots.push(Slot::Ready(Box::new(
+                            self.error_record(instance, version, question, &reason),
+                        )));
+                        self.progress.question_done();
+                    }
+                    break;
+                }
+            };
+            while slots.len() < questions.len() {
+                let index = slots.len();
+                let question = questions[index];
+                if let Some(dialogue) = question
+                    .relearn
+                    .as_ref()
+                    .filter(|_| version == Version::Forget)
+                {
+                    let info = SessionInfo {
+                        id: format!("{}/relearn", question.id),
+                        date: last_date.clone(),
+                    };
+                    match self.relearn(system.as_mut(), &ns, &info, dialogue).await {
+                        Ok(()) => relearned.push(index),
+                        Err(failure) if can_restart(&failure, restarts) => {
+                            restarts += 1;
+                            pause_before_restart(restarts).await;
+                            continue 'attempt;
+                        }
+                        Err(failure) => {
+                            let reason = with_restarts(&failure.reason, restarts);
+                            slots.push(Slot::Ready(Box::new(
+                                self.error_record(instance, version, question, &reason),
+                            )));
+                            self.progress.question_done();
+                            continue;
+                        }
+                    }
+                }
+                match system.query(&ns, &question.text).await {
+                    Ok(reply) => slots.push(Slot::Judging(
+                        self.judge_later(instance, version, question, reply),
+                    )),
+                    Err(err) => {
+                        let failure =
+                            Failure::new(&err, CallKind::Query, format!("query failed: {err}"));
+                        if can_restart(&failure, restarts) {
+                            restarts += 1;
+                            pause_before_restart(restarts).await;
+                            continue 'attempt;
+                        }
+                        let reason = with_restarts(&failure.reason, restarts);
+                        slots.push(Slot::Ready(Box::new(
+                            self.error_record(instance, version, question, &reason),
+                        )));
+                        self.progress.question_done();
+                    }
                 }
             }
-            records.push(
-                self.ask(system.as_mut(), instance, version, question, &ns)
-                    .await,
-            );
-            self.progress.question_done();
+            break;
+        }
+        let mut records = Vec::with_capacity(slots.len());
+        for (slot, question) in slots.into_iter().zip(&questions) {
+            let mut record = match slot {
+                Slot::Ready(record) => *record,
+                Slot::Judging(task) => match task.await {
+                    Ok(record) => record,
+                    Err(err) => {
+                        let message = panic_message(err, version);
+                        self.error_record(instance, version, question, &message)
+                    }
+                },
+            };
+            record.restarts = restarts;
+            records.push(record);
         }
         records
+    }
+
+    /// A fresh system for the pass, its namespace reset, the dialogue ingested and
+    /// flushed, and the relearning dialogues of `relearned` ingested again.
+    async fn set_up(
+        &self,
+        instance: &Instance,
+        version: Version,
+        ns: &Namespace,
+        questions: &[&Question],
+        relearned: &[usize],
+        last_date: &str,
+    ) -> Result<Box<dyn AsyncMemorySystem>, Failure> {
+        let mut system = self.factory.make(ns).await.map_err(|err| {
+            Failure::new(
+                &err,
+                CallKind::Write,
+                format!("could not create the system for {ns}: {err}"),
+            )
+        })?;
+        self.ingest(system.as_mut(), instance, version, ns).await?;
+        for &index in relearned {
+            let question = questions[index];
+            let info = SessionInfo {
+                id: format!("{}/relearn", question.id),
+                date: last_date.to_string(),
+            };
+            if let Some(dialogue) = &question.relearn {
+                self.relearn(system.as_mut(), ns, &info, dialogue).await?;
+            }
+        }
+        Ok(system)
+    }
+
+    async fn relearn(
+        &self,
+        system: &mut dyn AsyncMemorySystem,
+        ns: &Namespace,
+        info: &SessionInfo,
+        dialogue: &[crate::dataset::Turn],
+    ) -> Result<(), Failure> {
+        let turns = dialogue.iter().enumerate().map(|(index, t)| TurnInput {
+            index,
+            user: t.user.clone(),
+            assistant: t.assistant.clone(),
+        });
+        let result = match self.ingest_session(system, ns, info, turns).await {
+            Ok(()) => system.flush(ns).await,
+            Err(e) => Err(e),
+        };
+        result.map_err(|err| {
+            Failure::new(
+                &err,
+                CallKind::Write,
+                format!("ingesting the relearning dialogue failed: {err}"),
+            )
+        })
     }
 
     async fn ingest(
@@ -348,8 +478,12 @@ impl Runner {
         instance: &Instance,
         version: Version,
         ns: &Namespace,
-    ) -> Result<(), String> {
-        retry!(self, system.reset(ns)).map_err(|e| format!("reset of {ns} failed: {e}"))?;
+    ) -> Result<(), Failure> {
+        let write = |err: &SystemError, reason: String| Failure::new(err, CallKind::Write, reason);
+        system
+            .reset(ns)
+            .await
+            .map_err(|e| write(&e, format!("reset of {ns} failed: {e}")))?;
         for session in instance.dialogue(version) {
             let info = SessionInfo {
                 id: session.id.clone(),
@@ -366,9 +500,17 @@ impl Runner {
                 });
             self.ingest_session(system, ns, &info, turns)
                 .await
-                .map_err(|e| format!("ingesting session {} of {ns} failed: {e}", session.id))?;
+                .map_err(|e| {
+                    write(
+                        &e,
+                        format!("ingesting session {} of {ns} failed: {e}", session.id),
+                    )
+                })?;
         }
-        retry!(self, system.flush(ns)).map_err(|e| format!("flush of {ns} failed: {e}"))
+        system
+            .flush(ns)
+            .await
+            .map_err(|e| write(&e, format!("flush of {ns} failed: {e}")))
     }
 
     async fn ingest_session(
@@ -378,62 +520,63 @@ impl Runner {
         info: &SessionInfo,
         turns: impl Iterator<Item = TurnInput>,
     ) -> SystemResult<()> {
-        retry!(self, system.start_session(ns, info))?;
+        system.start_session(ns, info).await?;
         for turn in turns {
-            retry!(self, system.observe(ns, &turn)).map_err(|e| {
+            system.observe(ns, &turn).await.map_err(|e| {
                 SystemError::new(e.kind, format!("turn {}: {}", turn.index, e.message))
             })?;
         }
-        retry!(self, system.end_session(ns))
+        system.end_session(ns).await
     }
 
-    async fn ask(
+    /// Answers (from memories, when the system returned them) and judges a reply in a
+    /// task of its own, so the pass can send its next query meanwhile.
+    fn judge_later(
         &self,
-        system: &mut dyn AsyncMemorySystem,
         instance: &Instance,
         version: Version,
         question: &Question,
-        ns: &Namespace,
-    ) -> Record {
-        let reply = match retry!(self, system.query(ns, &question.text)) {
-            Ok(reply) => reply,
-            Err(err) => {
-                return self.error_record(
-                    instance,
-                    version,
-                    question,
-                    &format!("query failed: {err}"),
-                );
-            }
-        };
-        let answer = match reply {
-            Reply::Answer(answer) => answer,
-            Reply::Memories(memories) => {
-                match self.answerer.answer(&question.text, &memories).await {
-                    Ok(answer) => answer,
-                    Err(err) => {
-                        return self.error_record(instance, version, question, &err.to_string());
+        reply: Reply,
+    ) -> tokio::task::JoinHandle<Record> {
+        let mut record = self.base_record(instance, version, question);
+        let (answerer, judge, progress) = (
+            self.answerer.clone(),
+            self.judge.clone(),
+            self.progress.clone(),
+        );
+        let question = question.clone();
+        tokio::spawn(async move {
+            let answer = match reply {
+                Reply::Answer(answer) => answer,
+                Reply::Memories(memories) => {
+                    match answerer.answer(&question.text, &memories).await {
+                        Ok(answer) => answer,
+                        Err(err) => {
+                            record.error = Some(err.to_string());
+                            record.reason = format!("error: {err}");
+                            progress.question_done();
+                            return record;
+                        }
                     }
                 }
-            }
-        };
-        let expected = question.gold_on(version).unwrap_or_default();
-        let item = JudgeItem {
-            suite: question.suite,
-            attack: question.attack,
-            version,
-            question: &question.text,
-            expected,
-            accepted: &question.accepted,
-            leak: &question.leak,
-        };
-        let verdict = self.judge.judge(&item, &answer).await;
-        let mut record = self.base_record(instance, version, question);
-        record.correct = verdict.correct == Some(true);
-        record.unscored = verdict.correct.is_none();
-        record.reason = verdict.reason;
-        record.answer = Some(answer);
-        record
+            };
+            let item = JudgeItem {
+                suite: question.suite,
+                attack: question.attack,
+                version,
+                question: &question.text,
+                expected: question.gold_on(version).unwrap_or_default(),
+                accepted: &question.accepted,
+                leak: &question.leak,
+            };
+            let verdict = judge.judge(&item, &answer).await;
+            record.correct = verdict.correct == Some(true);
+            record.unscored = verdict.correct.is_none();
+            record.reason = verdict.reason;
+            record.answer = Some(cap_answer(answer));
+            progress.question_done();
+            record
+        })
     }
 
     fn base_record(&self, instance: &Instance, version: Version, question: &Question) -> Record {
@@ -464,6 +607,7 @@ impl Runner {
             },
             judge: self.judge.name(),
             reason: String::new(),
+            restarts: 0,
         }
     }
 
@@ -479,20 +623,76 @@ impl Runner {
         record.reason = format!("error: {reason}");
         record
     }
+}
 
-    fn error_records(
-        &self,
-        instance: &Instance,
-        version: Version,
-        questions: &[&Question],
-        reason: &str,
-    ) -> Vec<Record> {
-        questions
-            .iter()
-            .map(|q| {
-                self.progress.question_done();
-                self.error_record(instance, version, q, reason)
-            })
-            .collect()
+/// Waits before restart number `restart` of a pass (100 ms doubling), so a crashed
+/// adapter is seen dead and restarted, and a struggling one gets a moment.
+async fn pause_before_restart(restart: u32) {
+    let wait = retry::RetryPolicy::default().backoff(restart.saturating_sub(1), None);
+    tokio::time::sleep(wait).await;
+}
+
+/// How much work an instance's pass is: turns to ingest plus questions to ask.
+fn pipeline_length(instance: &Instance) -> usize {
+    let turns: usize = instance.sessions.iter().map(|s| s.turns.len()).sum();
+    turns + instance.questions.len()
+}
+
+/// A reason with the restarts it took, when there were any.
+fn with_restarts(reason: &str, restarts: u32) -> String {
+    match restarts {
+        0 => reason.to_string(),
+        1 => format!("{reason} (after 1 restart of the pass)"),
+        n => format!("{reason} (after {n} restarts of the pass)"),
+    }
+}
+
+/// The message of a pass task that panicked or was cancelled.
+fn panic_message(err: tokio::task::JoinError, version: Version) -> String {
+    if err.is_panic() {
+        let payload = err.into_panic();
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        format!("the system panicked during the {version} pass: {text}")
+    } else {
+        format!("the {version} pass was cancelled")
+    }
+}
+
+/// An answer cut to [`MAX_STORED_ANSWER_BYTES`] (at a character boundary), with a
+/// marker saying how long it was.
+pub fn cap_answer(answer: String) -> String {
+    if answer.len() <= MAX_STORED_ANSWER_BYTES {
+        return answer;
+    }
+    let mut end = MAX_STORED_ANSWER_BYTES;
+    while !answer.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{} […truncated by bemula: {} bytes in all]",
+        &answer[..end],
+        answer.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_answers_are_capped_with_a_marker() {
+        assert_eq!(cap_answer("short".into()), "short");
+        let long = "é".repeat(MAX_STORED_ANSWER_BYTES);
+        let capped = cap_answer(long.clone());
+        assert!(capped.len() < MAX_STORED_ANSWER_BYTES + 100);
+        assert!(capped.ends_with(&format!(
+            "truncated by bemula: {} bytes in all]",
+            long.len()
+        )));
+        assert!(long.starts_with(capped.split(" […").next().unwrap()));
     }
 }

@@ -41,8 +41,7 @@ fn run(factory: SharedFactory, instances: &[Instance]) -> Vec<Record> {
 fn runner(factory: SharedFactory, jobs: usize) -> Runner {
     let config = RunConfig {
         jobs,
-        retries: 1,
-        backoff: Duration::from_millis(10),
+        ..RunConfig::default()
     };
     Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config)
 }
@@ -222,5 +221,168 @@ fn adapter_faults_are_classified_on_their_questions_and_the_run_completes() {
             .iter()
             .any(|r| r.instance != crashed && r.error.is_none() && r.correct),
         "the run completed after the faults"
+    );
+}
+
+/// Reads the log of `faulty_ingest.py` and returns every turn observed twice in one
+/// namespace with no reset of that namespace between the two.
+fn turns_observed_twice(log: &str) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        Default::default();
+    let mut twice = Vec::new();
+    for line in log.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words.as_slice() {
+            ["reset", ns] => {
+                seen.remove(*ns);
+            }
+            ["shutdown"] => {}
+            ["observe", ns, session, index] => {
+                if !seen
+                    .entry(ns.to_string())
+                    .or_default()
+                    .insert(format!("{session} {index}"))
+                {
+                    twice.push(line.to_string());
+                }
+            }
+            _ => panic!("unexpected log line {line:?}"),
+        }
+    }
+    twice
+}
+
+#[test]
+fn no_turn_is_observed_twice_between_resets_under_any_fault() {
+    let instances = instances();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let markers = dir.path().join("markers");
+    std::fs::create_dir(&markers).unwrap();
+    let rt = runner_runtime();
+    let spec = format!(
+        "cmd:env FAULT_LOG={} FAULT_MARKERS={} FAULTS=timeout,garbage,wrongid,error,crash \
+         FAULT_EVERY=7 FAULT_SLEEP=4 python3 {ROOT}/tests/fixtures/adapters/faulty_ingest.py",
+        log.display(),
+        markers.display()
+    );
+    let factory = connect(&rt, &spec, Duration::from_secs(2));
+    // A fault that breaks the stream (garbage, a foreign id, a crash) fails every pass
+    // in flight, so a pass may meet all five.
+    let config = RunConfig {
+        jobs: 2,
+        max_restarts: 5,
+        ..RunConfig::default()
+    };
+    let runner = Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config);
+    let records = rt.block_on(runner.run_all(&instances));
+    for fault in ["timeout", "garbage", "wrongid", "error", "crash"] {
+        assert!(markers.join(fault).exists(), "the {fault} fault happened");
+    }
+    let log = std::fs::read_to_string(&log).unwrap();
+    let twice = turns_observed_twice(&log);
+    assert!(
+        twice.is_empty(),
+        "turns observed twice in one namespace between resets: {twice:?}"
+    );
+    let errors: Vec<&Record> = records.iter().filter(|r| r.error.is_some()).collect();
+    assert!(
+        errors.is_empty(),
+        "every pass recovered by restarting: {:?}",
+        errors
+            .iter()
+            .map(|r| r.error.as_deref())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        records.iter().any(|r| r.restarts > 0),
+        "the restarts are recorded on the records"
+    );
+}
+
+#[test]
+fn a_never_answering_adapter_ends_the_run_in_seconds_through_the_circuit_breaker() {
+    let instances = instances();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("requests.log");
+    let rt = runner_runtime();
+    let spec = format!(
+        "cmd:env STUCK_LOG={} python3 {ROOT}/tests/fixtures/adapters/stuck.py",
+        log.display()
+    );
+    let options = RemoteOptions {
+        timeout: Duration::from_millis(500),
+        ..RemoteOptions::default()
+    };
+    let factory: SharedFactory = Arc::new(rt.block_on(remote::connect(&spec, &options)).unwrap());
+    let started = std::time::Instant::now();
+    let records = rt.block_on(runner(factory, 1).run_all(&instances));
+    let elapsed = started.elapsed();
+    assert!(!records.is_empty());
+    assert!(records.iter().all(|r| r.error.is_some()));
+    assert!(
+        records
+            .iter()
+            .any(|r| r.error.as_deref().unwrap().contains("circuit breaker")),
+        "the records say why"
+    );
+    let sent = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert!(
+        sent <= 6,
+        "the breaker stopped sending after 5 timeouts: {sent} sent"
+    );
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+}
+
+/// Runs `bemula run` on two short instances, with extra flags; returns the exit code.
+fn bemula_run(system: &str, extra: &[&str]) -> i32 {
+    let data = tempfile::tempdir().unwrap();
+    for instance in instances() {
+        let path = data.path().join(format!("{}.json", instance.id));
+        std::fs::write(path, serde_json::to_string(&instance).unwrap()).unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(BIN)
+        .args(["run", "--system", system, "--bootstrap", "0", "--data"])
+        .arg(data.path())
+        .arg("--out")
+        .arg(out.path())
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.path().read_dir().unwrap().next().is_some(),
+        "reports are written whatever the exit status: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.status.code().unwrap()
+}
+
+#[test]
+fn bemula_run_fails_when_errors_exceed_the_allowed_rate() {
+    let faulty = format!("cmd:python3 {ROOT}/tests/fixtures/adapters/faulty_run.py");
+    assert_eq!(bemula_run(&faulty, &["--adapter-timeout", "2"]), 1);
+    let lenient = ["--adapter-timeout", "2", "--max-error-rate", "1"];
+    assert_eq!(bemula_run(&faulty, &lenient), 0);
+    assert_eq!(bemula_run("naive-rag", &[]), 0);
+}
+
+#[test]
+fn bemula_run_shuts_a_stdio_adapter_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let spec = format!(
+        "cmd:env FAULT_LOG={} python3 {ROOT}/tests/fixtures/adapters/faulty_ingest.py",
+        log.display()
+    );
+    assert_eq!(bemula_run(&spec, &[]), 0);
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        log.lines().last(),
+        Some("shutdown"),
+        "shutdown is the last call"
     );
 }

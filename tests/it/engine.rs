@@ -42,8 +42,7 @@ fn runner(factory: SharedFactory) -> Runner {
         Arc::new(RuleJudge),
         RunConfig {
             jobs: 2,
-            retries: 1,
-            backoff: std::time::Duration::from_millis(1),
+            ..RunConfig::default()
         },
     )
 }
@@ -264,7 +263,7 @@ impl MemorySystem for Flaky {
 }
 
 #[test]
-fn failing_calls_are_retried_then_recorded_as_errors_and_the_run_goes_on() {
+fn failing_queries_are_recorded_as_errors_never_resent_and_the_run_goes_on() {
     let instances = small();
     let attempts = Arc::new(Mutex::new(0));
     let a2 = attempts.clone();
@@ -295,14 +294,9 @@ fn failing_calls_are_retried_then_recorded_as_errors_and_the_run_goes_on() {
             "{:?}",
             e.error
         );
-        assert!(
-            e.error.as_deref().unwrap().contains("after 2 tries"),
-            "{:?}",
-            e.error
-        );
     }
-    // One retry each: failing queries are attempted twice.
-    assert_eq!(*attempts.lock().unwrap(), records.len() + failing_questions);
+    // A query that timed out may still be running: it is never sent again.
+    assert_eq!(*attempts.lock().unwrap(), records.len());
 }
 
 #[test]

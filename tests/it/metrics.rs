@@ -52,6 +52,7 @@ impl Instance {
             conditioned_on: None,
             judge: "rule".to_string(),
             reason: if correct { "right" } else { "wrong" }.to_string(),
+            restarts: 0,
         });
         self.records.last_mut().expect("just pushed")
     }

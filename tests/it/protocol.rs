@@ -509,22 +509,22 @@ async fn ask(factory: &RemoteFactory) -> Result<Reply, SystemError> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
-async fn http_faults_are_retried_or_classified() {
+async fn http_faults_are_resent_only_when_the_server_did_not_act() {
     let answer = Step::Result(json!({"answer": "fine"}));
-    // 5xx twice, then an answer: retried.
+    // 5xx: the server may have acted, so the call is never re-sent.
     let (url, hits, _server) = scripted(vec![
         handshake_result(),
         Step::Status(503, None),
-        Step::Status(502, None),
         answer.clone(),
     ])
     .await;
     let factory = remote::connect(&url, &options()).await.expect("connect");
+    expect_kind(ask(&factory).await, ErrorKind::Overloaded, "HTTP 503");
+    assert_eq!(hits.load(Ordering::SeqCst), 2, "one POST for the call");
     assert_eq!(
-        ask(&factory).await.expect("retried"),
+        ask(&factory).await.expect("the next call is answered"),
         Reply::Answer("fine".into())
     );
-    assert_eq!(hits.load(Ordering::SeqCst), 4);
 
     // 429 with Retry-After: 1 is honoured.
     let (url, _hits, _server) = scripted(vec![
@@ -544,16 +544,6 @@ async fn http_faults_are_retried_or_classified() {
         "{:?}",
         started.elapsed()
     );
-
-    // 5xx past the retries: overloaded.
-    let (url, hits, _server) = scripted(vec![handshake_result(), Step::Status(500, None)]).await;
-    let opts = RemoteOptions {
-        retries: 1,
-        ..options()
-    };
-    let factory = remote::connect(&url, &opts).await.expect("connect");
-    expect_kind(ask(&factory).await, ErrorKind::Overloaded, "HTTP 500");
-    assert_eq!(hits.load(Ordering::SeqCst), 3);
 
     // A body that is not JSON, and a result of the wrong shape: protocol errors.
     let (url, _hits, _server) = scripted(vec![
@@ -717,4 +707,129 @@ fn check_adapter_exits_2_when_the_adapter_cannot_start() {
     let (code, out) = check_adapter("gopher://x");
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("bad adapter spec"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_with_an_unknown_id_is_a_protocol_error_at_once() {
+    let (factory, mut system, ns) = misbehaving(options()).await;
+    let started = Instant::now();
+    expect_kind(
+        system.query(&ns, "wrongid").await,
+        ErrorKind::Protocol,
+        "id 987654321, which answers no call in flight",
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "not a timeout: {:?}",
+        started.elapsed()
+    );
+    factory.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_over_long_stdio_line_is_a_protocol_error_and_the_stream_stays_in_step() {
+    let opts = RemoteOptions {
+        max_message_bytes: 64 * 1024,
+        ..options()
+    };
+    let (factory, mut system, ns) = misbehaving(opts).await;
+    let answer = system
+        .query(&ns, "huge:60000")
+        .await
+        .expect("under the limit");
+    assert!(matches!(answer, Reply::Answer(a) if a.len() == 60000));
+    expect_kind(
+        system.query(&ns, "huge:2000000").await,
+        ErrorKind::Protocol,
+        "over the limit of 65536 bytes",
+    );
+    assert_still_works(&mut system, &ns).await;
+    factory.shutdown().await.expect("shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
+async fn an_over_large_http_body_is_a_protocol_error() {
+    let big: &'static str = Box::leak(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"result":{{"answer":"{}"}}}}"#,
+            "x".repeat(200_000)
+        )
+        .into_boxed_str(),
+    );
+    let (url, _hits, _server) = scripted(vec![handshake_result(), Step::Raw(big)]).await;
+    let opts = RemoteOptions {
+        max_message_bytes: 64 * 1024,
+        ..options()
+    };
+    let factory = remote::connect(&url, &opts).await.expect("connect");
+    expect_kind(
+        ask(&factory).await,
+        ErrorKind::Protocol,
+        "over the limit of 65536 bytes",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_consecutive_timeouts_the_circuit_breaker_fails_the_rest_at_once() {
+    let opts = RemoteOptions {
+        timeout: Duration::from_millis(400),
+        breaker: 3,
+        ..options()
+    };
+    let (factory, mut system, ns) = misbehaving(opts).await;
+    for _ in 0..3 {
+        expect_kind(
+            system.query(&ns, "sleep:3").await,
+            ErrorKind::Timeout,
+            "within",
+        );
+    }
+    let started = Instant::now();
+    let err = expect_kind(
+        system.query(&ns, "What is my locker code?").await,
+        ErrorKind::Timeout,
+        "circuit breaker",
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(200),
+        "failed at once: {:?}",
+        started.elapsed()
+    );
+    assert!(err.message.contains("3 calls in a row"), "{err}");
+    assert!(factory.circuit_open().is_some());
+}
+
+#[tokio::test]
+async fn serve_discards_an_over_long_request_line_and_answers_the_next() {
+    let (mut client, server_side) = tokio::io::duplex(1 << 16);
+    let (input, output) = tokio::io::split(server_side);
+    let dispatcher = Arc::new(server::Dispatcher::new(loopback::factory()));
+    let served = tokio::spawn(server::serve_lines_bounded(dispatcher, input, output, 1024));
+    let mut long = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"query","params":{{"question":"{}"}}}}"#,
+        "q".repeat(100_000)
+    );
+    long.push('\n');
+    client.write_all(long.as_bytes()).await.unwrap();
+    let hs = r#"{"jsonrpc":"2.0","id":2,"method":"handshake","params":{"protocol":"bemula-adapter/1","client":{"name":"t","version":"0"}}}"#;
+    client
+        .write_all(format!("{hs}\n").as_bytes())
+        .await
+        .unwrap();
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["id"], Value::Null);
+    assert_eq!(first["error"]["code"], -32600);
+    let message = first["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("over this server's limit of 1024 bytes"),
+        "{message}"
+    );
+    let second: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(second["id"], 2);
+    assert_eq!(second["result"]["protocol"], "bemula-adapter/1");
+    write.shutdown().await.unwrap();
+    served.await.unwrap().unwrap();
 }

@@ -1,7 +1,8 @@
 //! The HTTP transport: one JSON-RPC request per POST body, the response in the reply's
-//! body. Failures are classified for the retry loop in [`super::Client`]: a refused
-//! connection, 429 (with `Retry-After`) and 5xx are safe to retry; a timeout is not (the
-//! system may have acted on the call).
+//! body. Failures are classified for the retry loop in [`super::Client`] (the rules are
+//! [`crate::retry`]'s): a refused connection and 429 (with `Retry-After`) are safe to
+//! re-send; a timeout, a reset connection and a 5xx are not (the system may have acted
+//! on the call).
 
 use super::wire;
 use super::{CallError, RemoteError};
@@ -17,11 +18,12 @@ pub(crate) struct HttpClient {
     url: reqwest::Url,
     client: reqwest::Client,
     next_id: AtomicU64,
+    max_body_bytes: usize,
 }
 
 impl HttpClient {
     /// A client for the URL in `spec`.
-    pub(crate) fn new(spec: &str) -> Result<HttpClient, RemoteError> {
+    pub(crate) fn new(spec: &str, max_body_bytes: usize) -> Result<HttpClient, RemoteError> {
         let url = reqwest::Url::parse(spec).map_err(|e| RemoteError::BadSpec {
             spec: spec.to_string(),
             reason: format!("not a valid URL: {e}"),
@@ -36,6 +38,7 @@ impl HttpClient {
             url,
             client,
             next_id: AtomicU64::new(1),
+            max_body_bytes,
         })
     }
 
@@ -65,10 +68,33 @@ impl HttpClient {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let bytes = response
-            .bytes()
+        let mut response = response;
+        let too_large = |length: String| {
+            CallError::new(
+                ErrorKind::Protocol,
+                format!(
+                    "adapter {url} answered `{method}` with a body of {length} bytes, over the \
+                     limit of {} bytes (--max-message-bytes)",
+                    self.max_body_bytes
+                ),
+            )
+        };
+        if let Some(length) = response.content_length()
+            && length > self.max_body_bytes as u64
+        {
+            return Err(too_large(length.to_string()));
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| self.transport_error(method, &e, timeout))?;
+            .map_err(|e| self.transport_error(method, &e, timeout))?
+        {
+            if bytes.len() + chunk.len() > self.max_body_bytes {
+                return Err(too_large(format!("more than {}", self.max_body_bytes)));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         let text = String::from_utf8_lossy(&bytes);
         if status.as_u16() == 429 {
             return Err(CallError::new(
@@ -78,14 +104,14 @@ impl HttpClient {
             .retryable(retry_after));
         }
         if status.is_server_error() {
+            // Not re-sent: the server may have acted on the call before it failed.
             return Err(CallError::new(
                 ErrorKind::Overloaded,
                 format!(
                     "adapter {url} answered `{method}` with HTTP {status}: {}",
                     wire::shorten(text.trim(), 200)
                 ),
-            )
-            .retryable(retry_after));
+            ));
         }
         let value: Value = serde_json::from_slice(&bytes).map_err(|_| {
             CallError::new(

@@ -7,7 +7,7 @@ use crate::system::SharedFactory;
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::RwLock;
 use tokio::task::JoinHandle;
@@ -18,8 +18,8 @@ pub const RPC_PATH: &str = "/rpc";
 /// Largest request head (request line and headers) accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 
-/// Largest request body accepted.
-const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// Largest request body accepted: the protocol's message limit.
+const MAX_BODY_BYTES: usize = super::lines::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// A running HTTP adapter server.
 #[derive(Debug)]
@@ -185,21 +185,24 @@ async fn serve_connection(
 }
 
 /// Reads a request head; `Ok(None)` when the connection closed before one began.
-async fn read_head<R: AsyncBufReadExt + Unpin>(reader: &mut R) -> Result<Option<Head>, String> {
+async fn read_head<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<Option<Head>, String> {
     let mut lines = Vec::new();
     let mut total = 0;
     loop {
         let mut line = Vec::new();
-        let n = reader
-            .read_until(b'\n', &mut line)
+        let read = super::lines::read_line(reader, &mut line, MAX_HEAD_BYTES)
             .await
             .map_err(|e| format!("reading the request: {e}"))?;
-        if n == 0 {
-            if lines.is_empty() {
-                return Ok(None);
+        let n = match read {
+            super::lines::Line::Eof if lines.is_empty() => return Ok(None),
+            super::lines::Line::Eof => {
+                return Err("connection closed inside the request head".into());
             }
-            return Err("connection closed inside the request head".into());
-        }
+            super::lines::Line::TooLong(_) => return Err("request head too large".into()),
+            super::lines::Line::Read => line.len() + 1,
+        };
         total += n;
         if total > MAX_HEAD_BYTES {
             return Err("request head too large".into());

@@ -26,11 +26,13 @@ pub mod check;
 #[cfg(feature = "http")]
 mod http;
 mod httpd;
+pub mod lines;
 pub mod loopback;
 pub mod server;
 pub mod stdio;
 pub mod wire;
 
+use crate::retry::RetryPolicy;
 use crate::system::{
     AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SystemError, SystemFactory,
     SystemInfo, SystemResult, TurnInput,
@@ -38,6 +40,7 @@ use crate::system::{
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use wire::{HandshakeResult, PROTOCOL_VERSION, RpcError, method};
@@ -47,22 +50,34 @@ use wire::{HandshakeResult, PROTOCOL_VERSION, RpcError, method};
 pub struct RemoteOptions {
     /// Longest wait for one call (each attempt of it); the default is 60 s.
     pub timeout: Duration,
-    /// How many times a call is retried after a transient failure that left the system
-    /// untouched (HTTP: refused connection, 429, 5xx; both: the `busy` error code).
+    /// How many times a call is re-sent after a failure that certainly left the system
+    /// untouched (HTTP: refused connection, 429; both: the `busy` error code). Nothing
+    /// else is ever re-sent; see [`crate::retry`].
     pub retries: u32,
     /// Most calls in flight at once through the connection.
     pub max_in_flight: usize,
     /// How many times a crashed stdio adapter is restarted before every call fails.
     pub restart_limit: u32,
+    /// Largest message accepted from the adapter (one stdio line, one HTTP body), in
+    /// bytes; a larger one is a protocol error, and is never held in memory whole.
+    pub max_message_bytes: usize,
+    /// Circuit breaker: after this many consecutive timeouts, the remaining calls fail
+    /// at once (0: never).
+    pub breaker: u32,
 }
+
+/// The default circuit breaker: consecutive timeouts before the remaining calls fail.
+pub const DEFAULT_BREAKER: u32 = 5;
 
 impl Default for RemoteOptions {
     fn default() -> RemoteOptions {
         RemoteOptions {
             timeout: Duration::from_secs(60),
-            retries: 3,
+            retries: crate::retry::DEFAULT_RETRIES,
             max_in_flight: 16,
             restart_limit: 3,
+            max_message_bytes: lines::DEFAULT_MAX_MESSAGE_BYTES,
+            breaker: DEFAULT_BREAKER,
         }
     }
 }
@@ -169,6 +184,14 @@ impl From<CallError> for SystemError {
     }
 }
 
+/// How long the end of a run waits for a stdio adapter to answer `shutdown`, and then
+/// to exit.
+pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+
+/// The least time a handshake is given, whatever the call timeout: starting an adapter
+/// (an interpreter, its libraries, a model) may take longer than any call.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Which transport a [`RemoteFactory`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -216,30 +239,91 @@ struct Client {
     permits: Semaphore,
     handshake: HandshakeResult,
     raw_handshake: Value,
+    breaker: Breaker,
+}
+
+/// Counts consecutive timeouts; past the limit it opens for good and says why.
+#[derive(Default)]
+struct Breaker {
+    consecutive: AtomicU32,
+    open: std::sync::Mutex<Option<String>>,
+}
+
+impl Breaker {
+    fn open_reason(&self) -> Option<String> {
+        self.open
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Notes the outcome of one call.
+    fn note(&self, spec: &str, limit: u32, outcome: &Result<(Value, u64), CallError>) {
+        match outcome {
+            Err(err) if err.kind == ErrorKind::Timeout && err.code.is_none() => {
+                let n = self.consecutive.fetch_add(1, Ordering::Relaxed) + 1;
+                if limit > 0 && n >= limit {
+                    let mut open = self
+                        .open
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    open.get_or_insert_with(|| {
+                        format!(
+                            "adapter `{spec}` did not answer {n} calls in a row within the \
+                             timeout; the remaining calls were not sent (circuit breaker)"
+                        )
+                    });
+                }
+            }
+            Ok(_) => self.consecutive.store(0, Ordering::Relaxed),
+            Err(_) => {}
+        }
+    }
 }
 
 impl Client {
-    /// A call with bounded retries (exponential backoff, honouring the server's wait).
+    /// A call, re-sent (with backoff honouring the server's wait) only while the
+    /// failure is one the system certainly did not act on; see [`crate::retry`].
     async fn call(
         &self,
         method: &str,
         params: Value,
         expect_generation: Option<u64>,
     ) -> Result<(Value, u64), CallError> {
+        self.call_within(method, params, expect_generation, self.options.timeout)
+            .await
+    }
+
+    async fn call_within(
+        &self,
+        method: &str,
+        params: Value,
+        expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        if let Some(reason) = self.breaker.open_reason() {
+            return Err(CallError::new(ErrorKind::Timeout, reason));
+        }
         let _permit = self
             .permits
             .acquire()
             .await
             .map_err(|_| CallError::new(ErrorKind::Connection, "the client is closed"))?;
+        if let Some(reason) = self.breaker.open_reason() {
+            return Err(CallError::new(ErrorKind::Timeout, reason));
+        }
         let mut attempt = 0u32;
         loop {
             let outcome = self
                 .transport
-                .call_once(method, &params, expect_generation, self.options.timeout)
+                .call_once(method, &params, expect_generation, timeout)
                 .await;
+            self.breaker
+                .note(&self.spec, self.options.breaker, &outcome);
             match outcome {
                 Err(err) if err.retryable && attempt < self.options.retries => {
-                    tokio::time::sleep(backoff(attempt, err.retry_after)).await;
+                    let policy = RetryPolicy::with_retries(self.options.retries);
+                    tokio::time::sleep(policy.backoff(attempt, err.retry_after)).await;
                     attempt += 1;
                 }
                 Err(mut err) if err.retryable && attempt > 0 => {
@@ -250,16 +334,6 @@ impl Client {
             }
         }
     }
-}
-
-/// The wait before retry number `attempt + 1`: 100 ms doubling up to 5 s, or longer when
-/// the server asked for it (capped at 60 s).
-fn backoff(attempt: u32, asked: Option<Duration>) -> Duration {
-    let exp = Duration::from_millis(100u64.saturating_mul(1 << attempt.min(16)));
-    let exp = exp.min(Duration::from_secs(5));
-    asked
-        .map_or(exp, |asked| asked.max(exp))
-        .min(Duration::from_secs(60))
 }
 
 /// The parameters of the handshake this client sends.
@@ -343,6 +417,7 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
             permits: Semaphore::new(options.max_in_flight),
             handshake,
             raw_handshake: raw,
+            breaker: Breaker::default(),
         }),
     })
 }
@@ -352,16 +427,21 @@ async fn http_transport(
     spec: &str,
     options: &RemoteOptions,
 ) -> Result<(Transport, Value), RemoteError> {
-    let client = http::HttpClient::new(spec)?;
+    let client = http::HttpClient::new(spec, options.max_message_bytes)?;
     let mut attempt = 0;
     loop {
         match client
-            .call(method::HANDSHAKE, &handshake_params(), options.timeout)
+            .call(
+                method::HANDSHAKE,
+                &handshake_params(),
+                options.timeout.max(HANDSHAKE_TIMEOUT),
+            )
             .await
         {
             Ok(raw) => return Ok((Transport::Http(client), raw)),
             Err(err) if err.retryable && attempt < options.retries => {
-                tokio::time::sleep(backoff(attempt, err.retry_after)).await;
+                let policy = RetryPolicy::with_retries(options.retries);
+                tokio::time::sleep(policy.backoff(attempt, err.retry_after)).await;
                 attempt += 1;
             }
             Err(err) => {
@@ -433,6 +513,33 @@ impl RemoteFactory {
             .call(method, params, None)
             .await
             .map(|(value, _)| value)
+    }
+
+    /// The most calls the adapter serves at once, as its handshake declared.
+    pub fn max_concurrency(&self) -> Option<usize> {
+        self.client.handshake.max_concurrency.filter(|&n| n > 0)
+    }
+
+    /// Why the circuit breaker stopped sending calls, once it has.
+    pub fn circuit_open(&self) -> Option<String> {
+        self.client.breaker.open_reason()
+    }
+
+    /// Ends a stdio adapter at the end of a run: a `shutdown` request (unless the
+    /// circuit breaker is open) answered within 2 s, then its stdin is closed, then it
+    /// gets 2 s to exit before it is killed. An HTTP server is left running (bemula did
+    /// not start it).
+    pub async fn shutdown_gracefully(&self) {
+        let Transport::Stdio(client) = &self.client.transport else {
+            return;
+        };
+        if self.circuit_open().is_none() {
+            let _ = self
+                .client
+                .call_within(method::SHUTDOWN, json!({}), None, SHUTDOWN_WAIT)
+                .await;
+        }
+        client.close().await;
     }
 
     /// Asks the adapter to stop; for stdio, waits (briefly) for the process to exit and
@@ -551,21 +658,6 @@ impl AsyncMemorySystem for RemoteSystem {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_and_honours_the_server() {
-        assert_eq!(backoff(0, None), Duration::from_millis(100));
-        assert_eq!(backoff(1, None), Duration::from_millis(200));
-        assert_eq!(backoff(10, None), Duration::from_secs(5));
-        assert_eq!(
-            backoff(0, Some(Duration::from_secs(2))),
-            Duration::from_secs(2)
-        );
-        assert_eq!(
-            backoff(0, Some(Duration::from_secs(600))),
-            Duration::from_secs(60)
-        );
-    }
 
     #[test]
     fn handshake_is_checked() {

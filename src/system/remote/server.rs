@@ -7,6 +7,7 @@
 //! (otherwise the call fails with [`code::UNKNOWN_NAMESPACE`]), so a restarted server
 //! never answers from an empty memory as if it had forgotten.
 
+use super::lines::{self, DEFAULT_MAX_MESSAGE_BYTES, Line};
 use super::wire::{self, RpcError, code, method};
 use crate::system::{AsyncMemorySystem, ErrorKind, Namespace, SharedFactory, SystemError};
 use serde::Deserialize;
@@ -14,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 
 pub use super::httpd::{HttpServer, serve_http};
@@ -211,6 +212,7 @@ impl Dispatcher {
             version: info.version,
             settings: info.settings,
             capabilities,
+            max_concurrency: None,
         };
         Ok(json!(result))
     }
@@ -335,7 +337,23 @@ pub async fn serve_stdio(factory: SharedFactory) -> std::io::Result<()> {
 pub async fn serve_lines<R, W>(
     dispatcher: Arc<Dispatcher>,
     input: R,
+    output: W,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_lines_bounded(dispatcher, input, output, DEFAULT_MAX_MESSAGE_BYTES).await
+}
+
+/// [`serve_lines`] with a limit on the size of one request line: a longer line is
+/// discarded as it is read (never held whole) and answered with `-32600` and `id`
+/// `null`.
+pub async fn serve_lines_bounded<R, W>(
+    dispatcher: Arc<Dispatcher>,
+    input: R,
     mut output: W,
+    max_line_bytes: usize,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -355,13 +373,24 @@ where
     let mut tasks = tokio::task::JoinSet::new();
     let mut buf = Vec::new();
     loop {
-        buf.clear();
         let read = tokio::select! {
-            read = reader.read_until(b'\n', &mut buf) => read?,
+            read = lines::read_line(&mut reader, &mut buf, max_line_bytes) => read?,
             () = dispatcher.shut_down() => break,
         };
-        if read == 0 {
-            break;
+        match read {
+            Line::Eof => break,
+            Line::Read => {}
+            Line::TooLong(length) => {
+                let error = wire::RpcError::new(
+                    wire::code::INVALID_REQUEST,
+                    format!(
+                        "request line of {length} bytes is over this server's limit of \
+                         {max_line_bytes} bytes"
+                    ),
+                );
+                let _ = tx.send(wire::failure(Value::Null, error));
+                continue;
+            }
         }
         let text = String::from_utf8_lossy(&buf).trim().to_string();
         if text.is_empty() {

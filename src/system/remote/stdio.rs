@@ -6,16 +6,17 @@
 //! process dies, the calls in flight fail as [`ErrorKind::Crashed`] and the next call
 //! restarts it (with a fresh handshake), at most `restart_limit` times.
 
+use super::lines::{self, Line};
 use super::wire::{self, method};
 use super::{CallError, RemoteError, RemoteOptions};
 use crate::system::ErrorKind;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
 
@@ -34,7 +35,14 @@ type Waiter = oneshot::Sender<Result<Result<Value, wire::RpcError>, CallError>>;
 struct Pending {
     alive: bool,
     waiters: HashMap<u64, Waiter>,
+    /// Ids of calls that timed out: a late answer to one of them is dropped quietly;
+    /// any other id without a waiter is a protocol error.
+    abandoned: HashSet<u64>,
 }
+
+/// Most timed-out ids remembered; past it the set is cleared (a late answer then reads
+/// as an unknown id, which fails the calls in flight: safe, never silent).
+const MAX_ABANDONED: usize = 100_000;
 
 /// One running adapter process.
 struct Proc {
@@ -66,6 +74,7 @@ pub(crate) struct StdioClient {
     restarts: AtomicU64,
     restart_limit: u32,
     timeout: Duration,
+    max_message_bytes: usize,
 }
 
 /// Locks a std mutex, recovering the data if a holder panicked (the data stays valid:
@@ -106,6 +115,7 @@ impl StdioClient {
             restarts: AtomicU64::new(0),
             restart_limit: options.restart_limit,
             timeout: options.timeout,
+            max_message_bytes: options.max_message_bytes,
         };
         let mut state = client.state.lock().await;
         let proc = client
@@ -185,7 +195,7 @@ impl StdioClient {
         });
         let pending = Arc::new(Mutex::new(Pending {
             alive: true,
-            waiters: HashMap::new(),
+            ..Pending::default()
         }));
         let child = Arc::new(tokio::sync::Mutex::new(child));
         tokio::spawn(read_responses(
@@ -194,6 +204,7 @@ impl StdioClient {
             child.clone(),
             self.stderr.clone(),
             stderr_task,
+            self.max_message_bytes,
         ));
         Ok(Arc::new(Proc {
             generation,
@@ -208,7 +219,7 @@ impl StdioClient {
             proc,
             method::HANDSHAKE,
             &super::handshake_params(),
-            self.timeout,
+            self.timeout.max(super::HANDSHAKE_TIMEOUT),
         )
         .await
     }
@@ -350,7 +361,15 @@ impl StdioClient {
                 result
             }
             Err(_) => {
-                lock(&proc.pending).waiters.remove(&id);
+                {
+                    let mut pending = lock(&proc.pending);
+                    if pending.waiters.remove(&id).is_some() {
+                        if pending.abandoned.len() >= MAX_ABANDONED {
+                            pending.abandoned.clear();
+                        }
+                        pending.abandoned.insert(id);
+                    }
+                }
                 Err(CallError::new(
                     ErrorKind::Timeout,
                     format!(
@@ -363,13 +382,14 @@ impl StdioClient {
         }
     }
 
-    /// Closes stdin and waits up to 3 s for the process to exit, then kills it.
+    /// Closes stdin and waits up to [`super::SHUTDOWN_WAIT`] for the process to exit,
+    /// then kills it.
     pub(crate) async fn close(&self) {
         let proc = self.state.lock().await.proc.take();
         let Some(proc) = proc else { return };
         proc.stdin.lock().await.take();
         let mut child = proc.child.lock().await;
-        if tokio::time::timeout(Duration::from_secs(3), child.wait())
+        if tokio::time::timeout(super::SHUTDOWN_WAIT, child.wait())
             .await
             .is_err()
         {
@@ -385,14 +405,25 @@ async fn read_responses(
     child: Arc<tokio::sync::Mutex<Child>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
+    max_message_bytes: usize,
 ) {
     let mut reader = BufReader::new(stdout);
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        match lines::read_line(&mut reader, &mut buf, max_message_bytes).await {
+            Ok(Line::Eof) | Err(_) => break,
+            Ok(Line::Read) => {}
+            Ok(Line::TooLong(length)) => {
+                fail_all(
+                    &pending,
+                    ErrorKind::Protocol,
+                    &format!(
+                        "adapter wrote a line of {length} bytes to stdout, over the limit of \
+                         {max_message_bytes} bytes (--max-message-bytes); it was discarded"
+                    ),
+                );
+                continue;
+            }
         }
         let text = match std::str::from_utf8(&buf) {
             Ok(text) => text.trim(),
@@ -429,11 +460,28 @@ async fn read_responses(
                 let id = response.id.as_u64();
                 match (id, response.outcome) {
                     (Some(id), outcome) => {
-                        let waiter = lock(&pending).waiters.remove(&id);
-                        if let Some(waiter) = waiter {
-                            let _ = waiter.send(Ok(outcome));
+                        let (waiter, late) = {
+                            let mut pending = lock(&pending);
+                            let waiter = pending.waiters.remove(&id);
+                            let late = waiter.is_none() && pending.abandoned.remove(&id);
+                            (waiter, late)
+                        };
+                        match waiter {
+                            Some(waiter) => {
+                                let _ = waiter.send(Ok(outcome));
+                            }
+                            // The late answer of a call that timed out.
+                            None if late => {}
+                            None => fail_all(
+                                &pending,
+                                ErrorKind::Protocol,
+                                &format!(
+                                    "adapter sent a response with id {id}, which answers no call \
+                                     in flight (an unknown or duplicate id): {}",
+                                    wire::brief(&value)
+                                ),
+                            ),
                         }
-                        // An unknown id answers a call that already timed out.
                     }
                     (None, Err(error)) => fail_all(
                         &pending,
@@ -502,7 +550,16 @@ async fn read_responses(
 /// Fails every call in flight: a line that cannot be attributed to one call makes the
 /// whole stream untrustworthy for them.
 fn fail_all(pending: &Mutex<Pending>, kind: ErrorKind, message: &str) {
-    let waiters: Vec<Waiter> = lock(pending).waiters.drain().map(|(_, w)| w).collect();
+    let waiters: Vec<Waiter> = {
+        let mut pending = lock(pending);
+        let failed: Vec<(u64, Waiter)> = pending.waiters.drain().collect();
+        // Their real answers may still come: those are dropped quietly.
+        if pending.abandoned.len() + failed.len() > MAX_ABANDONED {
+            pending.abandoned.clear();
+        }
+        pending.abandoned.extend(failed.iter().map(|(id, _)| *id));
+        failed.into_iter().map(|(_, w)| w).collect()
+    };
     for waiter in waiters {
         let _ = waiter.send(Err(CallError::new(kind, message)));
     }

@@ -221,6 +221,10 @@ pub struct HandshakeResult {
     pub settings: Map<String, Value>,
     /// What it can do.
     pub capabilities: Capabilities,
+    /// The most calls the adapter serves at once, when it has a limit; bemula then
+    /// keeps at most this many namespaces in flight (two per instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<usize>,
 }
 
 /// Parameters naming only a namespace (`reset`, `end_session`, `flush`).
