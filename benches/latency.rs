@@ -1,0 +1,147 @@
+//! Benchmark: how close a run against a slow system comes to its critical path.
+//!
+//! The system is `naive-rag` in process, wrapped so that every call first sleeps a fixed
+//! latency (a `tokio` sleep, so waiting costs no CPU: it stands for a remote system's
+//! round trip, not for local work). The wrapper counts the calls of each namespace. The
+//! critical-path bound is the larger of the longest namespace's calls times the latency
+//! (the calls of one pass are sequential) and all calls times the latency divided by
+//! the namespaces in flight (two per instance at `--jobs`). The run is the whole of
+//! Bemula-Lite with the extractive answerer and the rule judge, at the default `--jobs`.
+//!
+//! Run: `cargo bench --bench latency` (optionally `-- MS…` for the latencies).
+
+use async_trait::async_trait;
+use bemula::answer::Extractive;
+use bemula::generate::{GenConfig, generate};
+use bemula::judge::rule::RuleJudge;
+use bemula::run::{RunConfig, Runner};
+use bemula::system::{
+    AsyncMemorySystem, Namespace, Reply, SessionInfo, SharedFactory, SystemFactory, SystemInfo,
+    SystemResult, TurnInput, builtin,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A factory whose systems sleep `latency` before each call and count their calls.
+struct Slow {
+    inner: SharedFactory,
+    latency: Duration,
+    calls: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+struct SlowSystem {
+    inner: Box<dyn AsyncMemorySystem>,
+    latency: Duration,
+    calls: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// Counts a call of `ns` and sleeps `latency`.
+async fn wait(calls: &Mutex<HashMap<String, usize>>, latency: Duration, ns: &Namespace) {
+    *calls.lock().unwrap().entry(ns.0.clone()).or_default() += 1;
+    tokio::time::sleep(latency).await;
+}
+
+#[async_trait]
+impl SystemFactory for Slow {
+    async fn make(&self, ns: &Namespace) -> SystemResult<Box<dyn AsyncMemorySystem>> {
+        Ok(Box::new(SlowSystem {
+            inner: self.inner.make(ns).await?,
+            latency: self.latency,
+            calls: self.calls.clone(),
+        }))
+    }
+
+    fn info(&self) -> SystemInfo {
+        self.inner.info()
+    }
+}
+
+#[async_trait]
+impl AsyncMemorySystem for SlowSystem {
+    async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.reset(ns).await
+    }
+    async fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.start_session(ns, session).await
+    }
+    async fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.observe(ns, turn).await
+    }
+    async fn end_session(&mut self, ns: &Namespace) -> SystemResult<()> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.end_session(ns).await
+    }
+    async fn flush(&mut self, ns: &Namespace) -> SystemResult<()> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.flush(ns).await
+    }
+    async fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
+        wait(&self.calls, self.latency, ns).await;
+        self.inner.query(ns, question).await
+    }
+}
+
+fn main() {
+    let latencies: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let latencies = if latencies.is_empty() {
+        vec![2, 20]
+    } else {
+        latencies
+    };
+    let instances = generate(&GenConfig {
+        seed: 42,
+        lite: true,
+    })
+    .instances;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let config = RunConfig::default();
+    println!(
+        "Bemula-Lite ({} instances), naive-rag behind a fixed latency, --jobs {}:\n",
+        instances.len(),
+        config.jobs
+    );
+    println!("| latency | calls | longest pass | bound | wall | wall / bound |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for ms in latencies {
+        let latency = Duration::from_millis(ms);
+        let calls = Arc::new(Mutex::new(HashMap::new()));
+        let factory: SharedFactory = Arc::new(Slow {
+            inner: builtin::factory("naive-rag").expect("built-in"),
+            latency,
+            calls: calls.clone(),
+        });
+        let runner = Runner::new(
+            factory,
+            Arc::new(Extractive),
+            Arc::new(RuleJudge),
+            config.clone(),
+        );
+        let started = Instant::now();
+        let records = runtime.block_on(runner.run_all(&instances));
+        let wall = started.elapsed();
+        assert!(records.iter().all(|r| r.error.is_none()), "no errors");
+        let calls = calls.lock().unwrap();
+        let total: usize = calls.values().sum();
+        let longest = calls.values().copied().max().unwrap_or(0);
+        let in_flight = (2 * config.jobs).min(calls.len()).max(1);
+        let bound = latency
+            .mul_f64(longest as f64)
+            .max(latency.mul_f64(total as f64 / in_flight as f64));
+        println!(
+            "| {ms} ms | {total} | {longest} calls | {:.2} s | {:.2} s | {:.3} |",
+            bound.as_secs_f64(),
+            wall.as_secs_f64(),
+            wall.as_secs_f64() / bound.as_secs_f64()
+        );
+    }
+}
