@@ -451,3 +451,149 @@ fn a_panicking_system_costs_its_pass_not_the_run() {
         "the other passes were answered"
     );
 }
+
+/// A rule judge that takes `delay` per verdict (a model call, say), and counts how many
+/// verdicts are being made at once at most.
+struct SlowJudge {
+    delay: std::time::Duration,
+    now: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl bemula::judge::Judge for SlowJudge {
+    async fn judge(
+        &self,
+        item: &bemula::judge::JudgeItem<'_>,
+        answer: &str,
+    ) -> bemula::judge::Verdict {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.now.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        tokio::time::sleep(self.delay).await;
+        self.now.fetch_sub(1, SeqCst);
+        RuleJudge.judge(item, answer).await
+    }
+    fn name(&self) -> String {
+        "slow".into()
+    }
+}
+
+#[test]
+fn judging_runs_beside_the_next_queries_and_records_keep_their_order() {
+    let instance = small().remove(0);
+    let questions = Runner::questions_for(&instance, Version::Forget, &Selection::All).len();
+    assert!(questions >= 8, "enough questions to see the overlap");
+    let judge = Arc::new(SlowJudge {
+        delay: std::time::Duration::from_millis(300),
+        now: Default::default(),
+        most: Default::default(),
+    });
+    let runner = Runner::new(
+        builtin::factory("naive-rag").unwrap(),
+        Arc::new(Extractive),
+        judge.clone(),
+        RunConfig::default(),
+    );
+    let in_order = run_blocking(
+        &runner_of(builtin::factory("naive-rag").unwrap()),
+        std::slice::from_ref(&instance),
+    );
+    let started = std::time::Instant::now();
+    let records = run_blocking(&runner, std::slice::from_ref(&instance));
+    let elapsed = started.elapsed();
+    let most = judge.most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        most >= questions,
+        "the verdicts of one pass are made at once, not one after another: {most} at most"
+    );
+    assert!(
+        elapsed < std::time::Duration::from_millis(300) * questions as u32 / 2,
+        "{elapsed:?} for {questions} questions of 300 ms each"
+    );
+    let ids = |records: &[Record]| -> Vec<(Version, String)> {
+        records
+            .iter()
+            .map(|r| (r.version, r.question_id.clone()))
+            .collect()
+    };
+    assert_eq!(
+        ids(&records),
+        ids(&in_order),
+        "records keep the protocol's order"
+    );
+}
+
+#[test]
+fn by_default_every_instance_is_in_flight_whatever_the_cores() {
+    let instances = lite()
+        .instances
+        .iter()
+        .take(12)
+        .cloned()
+        .collect::<Vec<_>>();
+    let now = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (n, m) = (now.clone(), most.clone());
+    let factory: SharedFactory = Arc::new(FnFactory::new("counting", move || Counting {
+        inner: builtin::NaiveRag::default(),
+        now: n.clone(),
+        most: m.clone(),
+        open: false,
+    }));
+    let records = run_blocking(&runner_of(factory), &instances);
+    assert!(records.iter().all(|r| r.error.is_none()));
+    assert_eq!(
+        most.load(std::sync::atomic::Ordering::SeqCst),
+        2 * instances.len(),
+        "both passes of every instance were in flight at once"
+    );
+}
+
+/// Counts the namespaces between their reset and their last query: a pass holds its
+/// place from `reset` until it is dropped.
+struct Counting {
+    inner: builtin::NaiveRag,
+    now: Arc<std::sync::atomic::AtomicUsize>,
+    most: Arc<std::sync::atomic::AtomicUsize>,
+    open: bool,
+}
+
+impl Drop for Counting {
+    fn drop(&mut self) {
+        if self.open {
+            self.now.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl bemula::system::AsyncMemorySystem for Counting {
+    async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+        if !self.open {
+            self.open = true;
+            let now = self.now.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            self.most
+                .fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+        }
+        // A slow system's first call: the passes that can start meanwhile do.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        MemorySystem::reset(&mut self.inner, ns)
+    }
+    async fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+        MemorySystem::observe(&mut self.inner, ns, turn)
+    }
+    async fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply> {
+        MemorySystem::query(&mut self.inner, ns, question)
+    }
+}
+
+/// A runner with the default configuration.
+fn runner_of(factory: SharedFactory) -> Runner {
+    Runner::new(
+        factory,
+        Arc::new(Extractive),
+        Arc::new(RuleJudge),
+        RunConfig::default(),
+    )
+}
