@@ -263,7 +263,7 @@ impl Runner {
         match joined {
             Ok(records) => records,
             Err(err) => {
-                let message = panic_message(err, version);
+                let message = panic_message(err, "the system", version);
                 Self::questions_for(instance, version, selection)
                     .into_iter()
                     .map(|q| self.error_record(instance, version, q, &message))
@@ -404,7 +404,7 @@ impl Runner {
                 Slot::Judging(task) => match task.await {
                     Ok(record) => record,
                     Err(err) => {
-                        let message = panic_message(err, version);
+                        let message = panic_message(err, "answering or judging", version);
                         self.error_record(instance, version, question, &message)
                     }
                 },
@@ -647,8 +647,8 @@ fn with_restarts(reason: &str, restarts: u32) -> String {
     }
 }
 
-/// The message of a pass task that panicked or was cancelled.
-fn panic_message(err: tokio::task::JoinError, version: Version) -> String {
+/// The message of a task (of `who`) that panicked or was cancelled.
+fn panic_message(err: tokio::task::JoinError, who: &str, version: Version) -> String {
     if err.is_panic() {
         let payload = err.into_panic();
         let text = payload
@@ -656,7 +656,7 @@ fn panic_message(err: tokio::task::JoinError, version: Version) -> String {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "no message".into());
-        format!("the system panicked during the {version} pass: {text}")
+        format!("{who} panicked during the {version} pass: {text}")
     } else {
         format!("the {version} pass was cancelled")
     }
