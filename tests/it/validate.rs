@@ -412,6 +412,12 @@ fn cases() -> Vec<Case> {
             "does not list",
         ),
         case(
+            "F6 efficacy without the old value in leak",
+            |v| set(v, "/questions/9/leak", json!([])),
+            ".questions[9].leak",
+            "the old value of request \"r2\"",
+        ),
+        case(
             "accepted on a marker",
             |v| set(v, "/questions/1/accepted", json!(["penicillin"])),
             ".questions[1].accepted",
