@@ -83,7 +83,14 @@ impl Text {
         let mut sequences = vec![tokens_of(&lowered, DateOrder::MonthFirst)];
         let day_first = tokens_of(&lowered, DateOrder::DayFirst);
         sequences.push(day_first);
-        let joined: Vec<Vec<String>> = sequences.iter().filter_map(|t| join_spelled(t)).collect();
+        if let Some(unhyphenated) = join_hyphenated(&lowered) {
+            sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
+        }
+        let joined: Vec<Vec<String>> = sequences
+            .iter()
+            .filter_map(|t| join_spelled(t))
+            .map(|t| dates(&t))
+            .collect();
         sequences.extend(joined);
         let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
         sequences.extend(singular);
@@ -168,13 +175,40 @@ enum DateOrder {
 /// Unicode-folded, lower-cased text with `a.m.`/`p.m.` joined and clock times in one
 /// form.
 fn lower(text: &str) -> String {
-    let lowered = fold(text)
+    let lowered = fold(&vulgar_fractions(text))
         .to_lowercase()
         .replace("a.m.", "am")
         .replace("p.m.", "pm")
         .replace("a.m", "am")
         .replace("p.m", "pm");
     rewrite_times(&lowered)
+}
+
+/// Vulgar fractions as decimals: `10½` → `10.5`, `¾` → `0.75`.
+fn vulgar_fractions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev_digit = false;
+    for c in text.chars() {
+        let decimal = match c {
+            '\u{00BD}' => Some("5"),
+            '\u{00BC}' => Some("25"),
+            '\u{00BE}' => Some("75"),
+            _ => None,
+        };
+        match decimal {
+            Some(d) if prev_digit => {
+                out.push('.');
+                out.push_str(d);
+            }
+            Some(d) => {
+                out.push_str("0.");
+                out.push_str(d);
+            }
+            None => out.push(c),
+        }
+        prev_digit = c.is_ascii_digit();
+    }
+    out
 }
 
 fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
@@ -220,10 +254,33 @@ fn frequencies(tokens: &[String]) -> Vec<String> {
     out
 }
 
+/// The text with hyphens between letters removed (`riza-triptan` → `rizatriptan`);
+/// `None` when it has none.
+fn join_hyphenated(lowered: &str) -> Option<String> {
+    let chars: Vec<char> = lowered.chars().collect();
+    let mut out = String::with_capacity(lowered.len());
+    let mut changed = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let between_letters = c == '-'
+            && i > 0
+            && chars[i - 1].is_alphabetic()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+        if between_letters {
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
 /// The reading in which values spelled out with separators are joined up again:
 /// runs of three or more single letters or digits, and runs of two or more numbers of
 /// at most two digits making at least three digits. `None` when nothing is joined.
 fn join_spelled(tokens: &[String]) -> Option<Vec<String>> {
+    let spoken = spoken_years(tokens);
+    let year_joined = spoken.is_some();
+    let tokens: &[String] = spoken.as_deref().unwrap_or(tokens);
     let single = |t: &String| t.chars().count() == 1;
     let short_number = |t: &String| t.len() <= 2 && t.chars().all(|c| c.is_ascii_digit());
     let mut out = Vec::with_capacity(tokens.len());
@@ -256,6 +313,41 @@ fn join_spelled(tokens: &[String]) -> Option<Vec<String>> {
             changed = true;
             i += numbers;
             continue;
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    (changed || year_joined).then_some(out)
+}
+
+/// Years said as two numbers (`nineteen ninety-one` → `19 91` → `1991`, `twenty
+/// twenty-four`): a number from 10 to 20 followed by a two-digit number, or by `0` and
+/// a digit (`nineteen oh five`). `None` when there is none.
+fn spoken_years(tokens: &[String]) -> Option<Vec<String>> {
+    let century = |t: &str| t.len() == 2 && t.parse::<u32>().is_ok_and(|n| (10..=20).contains(&n));
+    let two_digits = |t: &str| t.len() == 2 && t.chars().all(|c| c.is_ascii_digit());
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        let next = tokens.get(i + 1).map(String::as_str);
+        let after = tokens.get(i + 2).map(String::as_str);
+        if century(&tokens[i]) {
+            if let Some(n) = next.filter(|n| two_digits(n)) {
+                out.push(format!("{}{n}", tokens[i]));
+                changed = true;
+                i += 2;
+                continue;
+            }
+            if next == Some("0")
+                && let Some(d) =
+                    after.filter(|d| d.len() == 1 && d.chars().all(|c| c.is_ascii_digit()))
+            {
+                out.push(format!("{}0{d}", tokens[i]));
+                changed = true;
+                i += 3;
+                continue;
+            }
         }
         out.push(tokens[i].clone());
         i += 1;
@@ -812,6 +904,30 @@ fn numbers(tokens: &[String]) -> Vec<String> {
             i += 1;
             continue;
         }
+        // "ten and a half" → 10.5
+        if tokens[i] == "and"
+            && tokens.get(i + 1).is_some_and(|t| t == "a")
+            && tokens.get(i + 2).is_some_and(|t| t == "half")
+            && let Some(last) = out.last_mut()
+            && !last.contains('.')
+            && last.chars().all(|c| c.is_ascii_digit())
+            && !last.is_empty()
+        {
+            last.push_str(".5");
+            i += 3;
+            continue;
+        }
+        // "fifty-two oh eight": oh between numbers is zero.
+        if tokens[i] == "oh"
+            && out.last().is_some_and(|t| is_digits(t))
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| is_digits(t) || number_word(t).is_some())
+        {
+            out.push("0".to_string());
+            i += 1;
+            continue;
+        }
         match parse_number(&tokens[i..]) {
             Some((value, len)) => {
                 out.push(value.to_string());
@@ -823,7 +939,89 @@ fn numbers(tokens: &[String]) -> Vec<String> {
             }
         }
     }
+    spoken_times(&out)
+}
+
+fn is_digits(token: &str) -> bool {
+    !token.is_empty() && token.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Clock times in words, after number words became digits: `half past 2`, `quarter to
+/// 7`, `10 to 6`, `5 past 7`, with minutes of 5, 10, 20 or 25 (or quarter, half) and an
+/// hour of 1 to 12, ending the clause or followed by the part of the day
+/// (`in the morning`, `at night`, `am`). `10 to 12 people` is not a time.
+fn spoken_times(tokens: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Some((replacement, len)) = spoken_time_at(&tokens[i..]) {
+            out.extend(replacement);
+            i += len;
+        } else {
+            out.push(tokens[i].clone());
+            i += 1;
+        }
+    }
     out
+}
+
+fn spoken_time_at(tokens: &[String]) -> Option<(Vec<String>, usize)> {
+    let minutes: u32 = match tokens.first()?.as_str() {
+        "half" => 30,
+        "quarter" => 15,
+        "5" => 5,
+        "10" => 10,
+        "20" => 20,
+        "25" => 25,
+        _ => return None,
+    };
+    let relation = tokens.get(1)?.as_str();
+    if !matches!(relation, "past" | "after" | "to" | "till" | "before") {
+        return None;
+    }
+    let hour: u32 = tokens
+        .get(2)?
+        .parse()
+        .ok()
+        .filter(|h| (1..=12).contains(h))?;
+    if minutes == 30 && relation != "past" && relation != "after" {
+        return None;
+    }
+    let mut len = 3;
+    let part = match tokens.get(3).map(String::as_str) {
+        None => None,
+        Some(p @ ("am" | "pm")) => {
+            len += 1;
+            Some(p.to_string())
+        }
+        Some("in") | Some("at") | Some("this") | Some("tonight") => {
+            let rest: Vec<&str> = tokens[3..].iter().take(3).map(String::as_str).collect();
+            let (p, n) = match rest.as_slice() {
+                ["in", "the", "morning", ..] | ["this", "morning", ..] => {
+                    ("am", if rest[0] == "in" { 3 } else { 2 })
+                }
+                ["in", "the", "afternoon" | "evening", ..] => ("pm", 3),
+                ["at", "night", ..] | ["this", "evening" | "afternoon", ..] => ("pm", 2),
+                ["tonight", ..] => ("pm", 1),
+                _ => return None,
+            };
+            len += n;
+            Some(p.to_string())
+        }
+        Some("o") if tokens.get(4).is_some_and(|t| t == "clock") => {
+            len += 2;
+            None
+        }
+        Some(_) => return None,
+    };
+    let (h, m) = if matches!(relation, "past" | "after") {
+        (hour, minutes)
+    } else {
+        (if hour == 1 { 12 } else { hour - 1 }, 60 - minutes)
+    };
+    let mut out = vec![h.to_string(), format!("{m:02}")];
+    out.extend(part);
+    Some((out, len))
 }
 
 /// Parses the longest number phrase at the start of `tokens`: its value and the

@@ -57,6 +57,11 @@ const PLACE_AND_TITLE_WORDS: &[&str] = &[
     "falls", "heights", "grove", "woods", "field", "fields", "ridge", "glen", "meadow",
 ];
 
+/// Whether `word` names a kind of street, place or organisation, or is a title.
+pub(crate) fn is_place_word(word: &str) -> bool {
+    PLACE_AND_TITLE_WORDS.contains(&word)
+}
+
 /// Whether `word` (lower case) is an ordinary English word.
 pub(crate) fn is_common(word: &str) -> bool {
     COMMON_10.contains(word) || COMMON_20.contains(word)

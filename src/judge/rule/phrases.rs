@@ -365,7 +365,9 @@ const NEGATIONS: [&str; 18] = [
 
 /// The unavailability phrase the answer uses, if any.
 pub(crate) fn unavailable(answer: &Text) -> Option<&'static str> {
-    first_match(answer, &UNAVAILABLE).map(|p| p.text)
+    first_match(answer, &UNAVAILABLE)
+        .map(|p| p.text)
+        .or_else(|| unavailable_with_gap(answer))
 }
 
 /// The refusal phrase the answer uses, if any.
@@ -447,26 +449,82 @@ pub(crate) fn sentences(answer: &str) -> Vec<String> {
     out
 }
 
+/// One item of a sentence read as a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListItem {
+    /// Its normalised tokens.
+    pub(crate) tokens: Vec<String>,
+    /// Whether it follows an `or` ("…, or was it Cookie?").
+    pub(crate) after_or: bool,
+}
+
 /// The items of a sentence read as a list: split at commas, semicolons, slashes and
 /// ellipses, and at `or` and `and`; each normalised, empty ones dropped.
-pub(crate) fn list_items(sentence: &str) -> Vec<Vec<String>> {
+pub(crate) fn list_items(sentence: &str) -> Vec<ListItem> {
     let mut items = Vec::new();
+    let mut after_or = false;
     for segment in sentence.split([',', ';', '/', '|', '\u{2026}', '(', ')']) {
         let mut item = Vec::new();
         for token in normalize(segment) {
             if token == "or" || token == "and" {
                 if !item.is_empty() {
-                    items.push(std::mem::take(&mut item));
+                    items.push(ListItem {
+                        tokens: std::mem::take(&mut item),
+                        after_or,
+                    });
                 }
+                after_or = token == "or";
             } else {
                 item.push(token);
             }
         }
         if !item.is_empty() {
-            items.push(item);
+            items.push(ListItem {
+                tokens: item,
+                after_or,
+            });
+            after_or = false;
         }
     }
     items
+}
+
+/// Whether the answer says the information is unavailable in a phrase with a gap:
+/// "No cardiologist on record", "Nothing from August is stored", "I can't work that
+/// out anymore".
+fn unavailable_with_gap(answer: &Text) -> Option<&'static str> {
+    const HOLDERS: [&[&str]; 8] = [
+        &["on", "record"],
+        &["on", "file"],
+        &["in", "my", "records"],
+        &["in", "memory"],
+        &["stored"],
+        &["saved"],
+        &["recorded"],
+        &["kept"],
+    ];
+    let tokens = answer.tokens();
+    for clause in tokens.split(|t| matches!(t.as_str(), "but" | "however")) {
+        let opens_with_none = clause
+            .first()
+            .is_some_and(|t| matches!(t.as_str(), "no" | "nothing" | "none"));
+        if opens_with_none
+            && HOLDERS
+                .iter()
+                .any(|h| contains_run(clause, &h.iter().map(|w| w.to_string()).collect::<Vec<_>>()))
+        {
+            return Some("no … on record");
+        }
+        let negated = clause
+            .iter()
+            .any(|t| matches!(t.as_str(), "not" | "never" | "no"));
+        let anymore = contains_run(clause, &["anymore".to_string()])
+            || contains_run(clause, &["any".to_string(), "longer".to_string()]);
+        if negated && anymore {
+            return Some("not … anymore");
+        }
+    }
+    None
 }
 
 /// Words that, standing before a value in its clause, deny it.
