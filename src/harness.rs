@@ -41,6 +41,7 @@ use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
 use crate::metrics::{self, BootstrapConfig};
 use crate::record::Record;
+use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{RunConfig, Runner, Selection};
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
@@ -77,9 +78,10 @@ pub enum DataSource {
 /// | `BEMULA_FULL` | `1`/`true`: the full generated set (or every tier of `BEMULA_DATA`) |
 /// | `BEMULA_SEED` | seed of the generated data (default 42) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
-/// | `BEMULA_EXPECTATIONS` | expectations file of known failures |
-/// | `BEMULA_BLESS` | `1`: rewrite the expectations file from this run's results |
+/// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
+/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
+/// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
@@ -99,6 +101,8 @@ pub struct Settings {
     pub report_dir: PathBuf,
     /// Bootstrap of the summary's intervals.
     pub bootstrap: BootstrapConfig,
+    /// Continue the interrupted run journaled in the report directory.
+    pub resume: bool,
 }
 
 /// A malformed setting.
@@ -320,6 +324,7 @@ impl Harness {
             bless,
             report_dir,
             bootstrap: self.bootstrap,
+            resume: flag("BEMULA_RESUME", false)?,
         })
     }
 
@@ -454,7 +459,7 @@ impl Harness {
                 Arc::new(client)
             }
         };
-        let runner = Runner::new(
+        let mut runner = Runner::new(
             factory.clone(),
             self.answerer.clone(),
             self.judge.clone(),
@@ -463,6 +468,47 @@ impl Harness {
                 ..RunConfig::default()
             },
         );
+        if nextest_run.is_none() && !selected.is_empty() {
+            // A plain run journals its passes, so that an interrupted run can resume.
+            let config = JournalConfig {
+                spec: factory.info().name,
+                system: factory.info(),
+                judge: self.judge.name(),
+                answerer: self.answerer.name(),
+                dataset_checksum: dataset.checksum.clone(),
+                data_seed: match settings.data {
+                    DataSource::Generated { seed, .. } => Some(seed),
+                    DataSource::Dir(_) => None,
+                },
+                instances: selected_names.iter().cloned().collect(),
+                shard: None,
+                system_retries: RunConfig::default().retries,
+                bootstrap: (settings.bootstrap.resamples, settings.bootstrap.seed),
+            };
+            let path = settings.report_dir.join(journal::JOURNAL);
+            let (journal, completed) = if settings.resume && path.is_file() {
+                let (journal, completed) =
+                    Journal::resume(&path, &config).map_err(|e| e.to_string())?;
+                eprintln!(
+                    "bemula: resuming run {}: {} passes already done",
+                    journal.run_id(),
+                    completed.len()
+                );
+                (journal, completed)
+            } else {
+                let journal = Journal::create(&path, &report::new_run_id(), &config)
+                    .map_err(|e| e.to_string())?;
+                (journal, Default::default())
+            };
+            let journal = Arc::new(journal);
+            runner = runner
+                .with_completed(completed)
+                .with_pass_observer(Arc::new(move |pass: &crate::run::PassDone<'_>| {
+                    if let Err(err) = journal.append(pass.instance, pass.version, pass.records) {
+                        eprintln!("bemula: warning: the run journal cannot be written: {err}");
+                    }
+                }));
+        }
         let parts = nextest_run.clone();
         if let Some(run) = &parts {
             // The first process of a new nextest run makes room for its parts.
@@ -651,6 +697,8 @@ pub struct GateDecision {
     pub lines: Vec<String>,
     /// The pass-rate line, if there was a pass-rate gate.
     pub rate_line: Option<String>,
+    /// The first check that failed, if any.
+    pub failed_because: Option<String>,
 }
 
 impl GateDecision {
@@ -663,9 +711,10 @@ impl GateDecision {
             "bemula gate: FAILED (exit status 1)"
         };
         let why = self
-            .rate_line
+            .failed_because
             .clone()
-            .or_else(|| self.lines.last().cloned())
+            .or_else(|| self.rate_line.clone())
+            .or_else(|| self.lines.first().cloned())
             .unwrap_or_default();
         let why = why
             .trim_start_matches("bemula gate: ")
@@ -690,6 +739,7 @@ impl Gate {
     ) -> GateDecision {
         let mut lines = Vec::new();
         let mut pass = true;
+        let mut failed_because = None;
         if let Some(coverage) = coverage.filter(|c| !c.is_complete()) {
             if self.allow_partial {
                 lines.push(format!(
@@ -698,6 +748,7 @@ impl Gate {
                 ));
             } else {
                 pass = false;
+                failed_because = Some(coverage.line());
                 lines.push(format!(
                     "bemula gate: {}: FAIL (a gate needs every expected request; --allow-partial gates on those present)",
                     coverage.line()
@@ -735,6 +786,13 @@ impl Gate {
             }
             if !regressions.is_empty() {
                 pass = false;
+                failed_because.get_or_insert_with(|| {
+                    format!(
+                        "{} regression(s), first {}",
+                        regressions.len(),
+                        regressions[0]
+                    )
+                });
             }
         }
         let mut rate_line = None;
@@ -753,6 +811,9 @@ impl Gate {
                 if rpr + 1e-12 >= *min { ">=" } else { "<" },
                 if ok { "PASS" } else { "FAIL" }
             );
+            if !ok {
+                failed_because.get_or_insert_with(|| line.clone());
+            }
             rate_line = Some(line.clone());
             lines.push(line);
         }
@@ -760,6 +821,7 @@ impl Gate {
             pass,
             lines,
             rate_line,
+            failed_because,
         }
     }
 }
@@ -1267,7 +1329,9 @@ pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<As
                     .map(|e| e.path())
                     .filter(|p| p.is_file())
                     .collect();
-                files.sort();
+                // The outcomes (with the configuration) before the records, so that a
+                // run of another configuration is named as such.
+                files.sort_by_key(|f| (!f.to_string_lossy().ends_with(".trials.json"), f.clone()));
                 for file in &files {
                     let name = file
                         .file_name()
@@ -1476,6 +1540,57 @@ mod tests {
             .settings()
             .expect_err("nothing to bless");
         assert!(err.to_string().contains("no expectations file"), "{err}");
+    }
+
+    #[test]
+    fn the_gate_fails_on_missing_requests_regressions_and_a_low_rate_and_says_which() {
+        let outcomes: BTreeMap<String, bool> = [("a::r1::F1_x", true), ("b::r1::F2_y", false)]
+            .into_iter()
+            .map(|(n, p)| (n.to_string(), p))
+            .collect();
+        let mut known = Expectations::default();
+        known.set("b::r1::F2_y", true);
+        let gate = Gate {
+            min_rpr: Some((0.5, "--min-rpr".into())),
+            expectations: Some(("expected.txt".into(), known)),
+            allow_partial: false,
+        };
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        let whole = report::Coverage::of(
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+        );
+        let decision = gate.decide(&outcomes, Some(&whole));
+        assert!(decision.pass, "{decision:?}");
+        assert!(decision.closing_line(1).starts_with("bemula gate: PASSED"));
+        let partial = report::Coverage::of(
+            &names(&["a::r1::F1_x", "b::r1::F2_y", "c::r1::F3_z"]),
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+        );
+        let decision = gate.decide(&outcomes, Some(&partial));
+        assert!(!decision.pass);
+        let closing = decision.closing_line(0);
+        assert!(
+            closing.starts_with("bemula gate: FAILED") && closing.contains("INCOMPLETE: 2 of 3"),
+            "{closing}"
+        );
+        let lenient = Gate {
+            allow_partial: true,
+            ..gate.clone()
+        };
+        assert!(lenient.decide(&outcomes, Some(&partial)).pass);
+        let strict = Gate {
+            expectations: Some(("expected.txt".into(), Expectations::default())),
+            ..gate
+        };
+        let decision = strict.decide(&outcomes, None);
+        assert!(!decision.pass);
+        assert!(
+            decision
+                .closing_line(0)
+                .contains("1 regression(s), first b::r1::F2_y"),
+            "{decision:?}"
+        );
     }
 
     #[test]

@@ -34,7 +34,8 @@ pub struct JournalConfig {
     pub dataset_checksum: String,
     /// Seed of the generated data, when generated.
     pub data_seed: Option<u64>,
-    /// The instances evaluated (after tier and shard selection).
+    /// What is evaluated: the instances (after tier and shard selection) of `bemula
+    /// run`, the selected test names of a harness run.
     pub instances: Vec<String>,
     /// The shard, `I/N`, when sharded.
     pub shard: Option<String>,

@@ -296,3 +296,63 @@ fn a_report_directory_holds_one_run_and_mixed_files_are_refused() {
         .unwrap();
     assert_eq!(report.status.code(), Some(2), "{}", text(&report));
 }
+
+#[test]
+fn a_killed_harness_run_resumes_with_bemula_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 4);
+    let count = tmp.path().join("calls.log");
+    let system = slow_adapter(&count);
+    let harness = |dir: &Path, resume: bool| {
+        let mut cmd = bemula();
+        cmd.args(["test", "--system", &system, "--report-dir"])
+            .arg(dir)
+            .env("BEMULA_DATA", &data)
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("BEMULA_MIN_RPR")
+            .env_remove("BEMULA_EXPECTATIONS");
+        if resume {
+            cmd.env("BEMULA_RESUME", "1");
+        }
+        cmd
+    };
+    let whole = tmp.path().join("whole");
+    let out = harness(&whole, false).output().unwrap();
+    assert!(out.status.code().is_some(), "{}", text(&out));
+    let broken = tmp.path().join("broken");
+    let journal = broken.join("journal.jsonl");
+    let mut child = harness(&broken, false)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while journaled(&journal).len() < 3 {
+        assert!(Instant::now() < deadline, "the harness journals its passes");
+        assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = journaled(&journal);
+    std::thread::sleep(Duration::from_millis(300));
+    let before = std::fs::read_to_string(&count).unwrap().lines().count();
+    let resumed = harness(&broken, true).output().unwrap();
+    assert!(
+        text(&resumed).contains(&format!("{} passes already done", done.len())),
+        "{}",
+        text(&resumed)
+    );
+    for call in std::fs::read_to_string(&count)
+        .unwrap()
+        .lines()
+        .skip(before)
+    {
+        let ns = call.split_once(' ').unwrap().1;
+        assert!(!done.contains(ns), "a completed pass ran again: {call}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(whole.join("results.jsonl")).unwrap(),
+        std::fs::read_to_string(broken.join("results.jsonl")).unwrap()
+    );
+}
