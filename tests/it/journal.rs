@@ -139,6 +139,14 @@ fn a_killed_run_resumes_without_rerunning_completed_passes_and_ends_as_an_uninte
         !broken.join(&dir_name).join("summary.json").exists(),
         "no summary of a run that did not finish"
     );
+    let marker = |dir: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.join("run.json")).unwrap()).unwrap()
+    };
+    assert_eq!(
+        marker(&broken)["complete"],
+        false,
+        "run.json marks the run unfinished"
+    );
     // The kill may leave the adapter a moment to log; then count from here.
     std::thread::sleep(Duration::from_millis(300));
     let calls_before = std::fs::read_to_string(&count).unwrap().lines().count();
@@ -176,6 +184,7 @@ fn a_killed_run_resumes_without_rerunning_completed_passes_and_ends_as_an_uninte
     );
     assert!(resets.values().all(|&n| n == 1), "{resets:?}");
 
+    assert_eq!(marker(&broken)["complete"], true);
     // The final reports equal the uninterrupted run's.
     let (a, b) = (whole.join(&dir_name), broken.join(&dir_name));
     assert_eq!(
