@@ -114,14 +114,13 @@ pub fn run(args: Args) -> CliResult {
 
 fn read(dir: &Path) -> Result<(Summary, Vec<crate::record::Record>), Box<dyn std::error::Error>> {
     let path = dir.join(SUMMARY_JSON);
-    let bytes = std::fs::read(&path).map_err(|e| {
-        format!(
-            "{}: cannot read: {e} (expected a report directory of `bemula run` or the harness)",
+    if !path.is_file() {
+        return Err(format!(
+            "{}: cannot read: no such file (expected a report directory of `bemula run` or the harness)",
             path.display()
         )
-    })?;
-    let summary: Summary = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a bemula summary: {e}", path.display()))?;
-    let records = report::read_records(&dir.join(report::RESULTS))?;
-    Ok((summary, records))
+        .into());
+    }
+    // The summary and its records must come from one run.
+    Ok(report::read_verified(dir)?)
 }
