@@ -39,6 +39,7 @@
 pub mod answer;
 pub mod cli;
 pub mod dataset;
+pub mod files;
 pub mod generate;
 pub mod harness;
 pub mod judge;

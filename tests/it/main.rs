@@ -9,6 +9,7 @@ mod judge;
 mod llm;
 mod metrics;
 mod protocol;
+mod safety;
 mod stats;
 mod systems;
 mod validate;
