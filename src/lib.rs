@@ -50,4 +50,5 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod system;
+pub mod terminal;
 pub mod text;
