@@ -406,3 +406,35 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, column)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_ids_are_plain_file_names() {
+        for good in ["short_001", "a.b-c_d", "..", "x"] {
+            assert!(is_valid_instance_id(good), "{good}");
+        }
+        for bad in ["", "../victim", "/etc/passwd", "a/b", "a\\b", "a b", "é"] {
+            assert!(!is_valid_instance_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn write_refuses_an_id_that_is_a_path() {
+        let generated = crate::generate::generate(&crate::generate::GenConfig {
+            seed: 42,
+            lite: true,
+        });
+        let mut instance = generated.instances[0].clone();
+        instance.id = "../escaped".into();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("out");
+        let err = Dataset::from_instances(vec![instance], "test")
+            .write(&dir)
+            .unwrap_err();
+        assert!(err.to_string().contains("\"../escaped\""), "{err}");
+        assert!(!root.path().join("escaped.json").exists());
+    }
+}
