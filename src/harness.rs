@@ -339,7 +339,7 @@ impl Harness {
         match self.try_run(args) {
             Ok(code) => code,
             Err(message) => {
-                eprintln!("bemula: error: {message}");
+                eprintln!("bemula: error: {}", crate::terminal::lines(&message));
                 ExitCode::from(2)
             }
         }

@@ -39,6 +39,7 @@
 pub mod answer;
 pub mod cli;
 pub mod dataset;
+pub mod files;
 pub mod generate;
 pub mod harness;
 pub mod judge;
@@ -49,4 +50,5 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod system;
+pub mod terminal;
 pub mod text;

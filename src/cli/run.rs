@@ -368,7 +368,7 @@ async fn run_async(args: Args) -> CliResult {
         report::write_all(&dir, &records, &summary, &Default::default())?;
         eprintln!(
             "bemula: {} done in {:.1}s, reports in {}",
-            summary.config.system.name,
+            crate::terminal::inline(&summary.config.system.name),
             t0.elapsed().as_secs_f64(),
             dir.display()
         );
@@ -527,7 +527,7 @@ impl Bar {
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            bar.set_prefix(name.to_string());
+            bar.set_prefix(crate::terminal::inline(name).into_owned());
             bar.set_message(format!("0/{instances} instances"));
             bar
         });

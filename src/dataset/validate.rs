@@ -337,9 +337,10 @@ impl<'a> Checker<'a> {
             self.report(
                 ".id",
                 format!(
-                    "instance id {:?} holds {c:?}; ids may hold only ASCII letters, digits, \
-                     '_', '-' and '.' (they name test cases and namespaces)",
-                    inst.id
+                    "instance id {:?} holds {c:?}; {} (they name files, test cases and \
+                     namespaces)",
+                    inst.id,
+                    super::ID_RULE
                 ),
             );
         }

@@ -310,7 +310,7 @@ fn parts_complete(gold: &Value<'_>, text: &Text) -> bool {
         .tokens()
         .iter()
         .any(|t| parts::is_place_word(t) && !gold_places.contains(&t));
-    left_out_generic && !(other_place && !gold_places.is_empty())
+    left_out_generic && (!other_place || gold_places.is_empty())
 }
 
 /// Why an answer that states the gold does not commit to it, if it does not.
@@ -1169,5 +1169,15 @@ mod tests {
         case.check("No cardiologist on record.", true);
         case.check("Nothing from that visit is stored.", true);
         case.check("I can't work that out anymore.", true);
+    }
+
+    #[test]
+    fn a_denied_verb_does_not_deny_the_value() {
+        Case::value("every Wednesday night").check(
+            "I can't do every Wednesday night; that's when my book club meets.",
+            true,
+        );
+        Case::value("Imogen").check("Your sister is not Imogen.", false);
+        Case::value("Imogen").check("It's not the Imogen you know, it's Mirela.", false);
     }
 }

@@ -25,7 +25,7 @@ use crate::metrics::{
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// What a run was: recorded in `summary.json` so a result can be traced and repeated.
@@ -220,14 +220,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, ReportError> {
 }
 
 /// Writes a file atomically: a temporary file beside it, then a rename, so a reader
-/// never sees half a report.
+/// never sees half a report and a link at `path` is replaced, never followed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| ReportError::io(path, e))
+    crate::files::write_replacing(path, bytes).map_err(|e| ReportError::io(path, e))
 }

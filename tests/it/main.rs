@@ -10,6 +10,7 @@ mod judge;
 mod llm;
 mod metrics;
 mod protocol;
+mod safety;
 mod shards;
 mod stats;
 mod systems;

@@ -530,20 +530,17 @@ fn unavailable_with_gap(answer: &Text) -> Option<&'static str> {
 /// Words that, standing before a value in its clause, deny it.
 const DENIALS: [&str; 6] = ["not", "never", "no", "nor", "neither", "nothing"];
 
-/// Words that turn a clause: what follows them is asserted afresh ("not Seattle but
-/// Portland").
-const CONTRASTS: [&str; 5] = ["but", "however", "rather", "instead", "though"];
-
-/// Whether the words of a clause that stand before a value deny it: a denial after the
-/// last contrasting word.
+/// Whether the words of a clause that stand before a value deny the value itself: a
+/// denial right before it, with only articles and the copula between ("not Portland",
+/// "definitely not Imogen", "it's not the Dell", "was never Seattle"). A denial of
+/// another verb ("I can't do every Wednesday night") does not deny the value.
 pub(crate) fn negates_before(before: &[String]) -> bool {
-    let start = before
+    const BETWEEN: [&str; 9] = ["a", "an", "the", "is", "was", "be", "been", "it", "that"];
+    before
         .iter()
-        .rposition(|t| CONTRASTS.contains(&t.as_str()))
-        .map_or(0, |i| i + 1);
-    before[start..]
-        .iter()
-        .any(|t| DENIALS.contains(&t.as_str()))
+        .rev()
+        .find(|t| !BETWEEN.contains(&t.as_str()))
+        .is_some_and(|t| DENIALS.contains(&t.as_str()))
 }
 
 /// Whether an affirmation at the start of a clause, followed by `next`, still affirms:
