@@ -411,7 +411,7 @@ impl Runner {
             Reply::Memories(memories) => {
                 match self
                     .answerer
-                    .answer_question(question, version, &memories)
+                    .answer_question(instance, question, version, &memories)
                     .await
                 {
                     Ok(answer) => answer,
