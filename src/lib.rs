@@ -46,6 +46,7 @@ pub mod judge;
 #[cfg(feature = "llm")]
 pub mod llm;
 pub mod metrics;
+pub mod oracle;
 pub mod record;
 pub mod report;
 pub mod run;

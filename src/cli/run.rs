@@ -47,7 +47,8 @@ pub struct Args {
     /// models over the endpoint of `--base-url`).
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer for systems that return memories: `extractive` (offline) or `llm:MODEL`.
+    /// Answerer for systems that return memories: `extractive` (offline), `oracle` (the
+    /// gold value when a memory holds it: measures retention, not reading) or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
     /// Bootstrap resamples for the confidence intervals (0: no intervals).

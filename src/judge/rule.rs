@@ -39,7 +39,7 @@
 //! **unscored**, with the reason, never passed.
 
 mod fold;
-mod normalize;
+pub(crate) mod normalize;
 mod parts;
 mod phrases;
 

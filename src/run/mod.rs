@@ -463,7 +463,11 @@ impl Runner {
         let answer = match reply {
             Reply::Answer(answer) => answer,
             Reply::Memories(memories) => {
-                match self.answerer.answer(&question.text, &memories).await {
+                match self
+                    .answerer
+                    .answer_question(instance, question, version, &memories)
+                    .await
+                {
                     Ok(answer) => answer,
                     Err(err) => {
                         return self.error_record(instance, version, question, &err.to_string());
