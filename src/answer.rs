@@ -20,6 +20,20 @@ pub struct AnswerError(pub String);
 pub trait Answerer: Send + Sync {
     /// The answer to `question` given `memories` (possibly none).
     async fn answer(&self, question: &str, memories: &[String]) -> Result<String, AnswerError>;
+    /// The answer to a question of `instance` asked on `version`; what the runner
+    /// calls. The default reads only the question's text ([`Answerer::answer`]); a
+    /// reader that needs the item itself (the [`crate::oracle::Oracle`], which looks
+    /// for the asked fact's value) overrides it.
+    async fn answer_question(
+        &self,
+        instance: &crate::dataset::Instance,
+        question: &crate::dataset::Question,
+        version: crate::dataset::Version,
+        memories: &[String],
+    ) -> Result<String, AnswerError> {
+        let _ = (instance, version);
+        self.answer(&question.text, memories).await
+    }
     /// Name recorded in the run's configuration.
     fn name(&self) -> String;
 }

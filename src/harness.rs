@@ -35,12 +35,13 @@
 //! [`Settings`]), and a malformed value is an error, never a silent default.
 
 use crate::answer::{Answerer, Extractive};
-use crate::dataset::{self, Dataset, Instance};
+use crate::dataset::{Dataset, Instance};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
 use crate::metrics::{self, BootstrapConfig};
 use crate::record::Record;
+use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{RunConfig, Runner, Selection};
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
@@ -77,9 +78,10 @@ pub enum DataSource {
 /// | `BEMULA_FULL` | `1`/`true`: the full generated set (or every tier of `BEMULA_DATA`) |
 /// | `BEMULA_SEED` | seed of the generated data (default 42) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
-/// | `BEMULA_EXPECTATIONS` | expectations file of known failures |
-/// | `BEMULA_BLESS` | `1`: rewrite the expectations file from this run's results |
+/// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
+/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
+/// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
@@ -88,6 +90,9 @@ pub struct Settings {
     pub full: bool,
     /// Gate on the request pass rate.
     pub min_rpr: Option<f64>,
+    /// Where the pass-rate gate came from: `BEMULA_MIN_RPR`, or the builder's
+    /// `min_rpr` (`--min-rpr` of `bemula test`).
+    pub min_rpr_source: String,
     /// Expectations file.
     pub expectations: Option<PathBuf>,
     /// Rewrite the expectations file.
@@ -96,6 +101,8 @@ pub struct Settings {
     pub report_dir: PathBuf,
     /// Bootstrap of the summary's intervals.
     pub bootstrap: BootstrapConfig,
+    /// Continue the interrupted run journaled in the report directory.
+    pub resume: bool,
 }
 
 /// A malformed setting.
@@ -266,6 +273,11 @@ impl Harness {
             Some(dir) => DataSource::Dir(dir),
             None => DataSource::Generated { seed, full },
         };
+        let min_rpr_source = if env("BEMULA_MIN_RPR").is_some() {
+            "BEMULA_MIN_RPR"
+        } else {
+            "min_rpr (--min-rpr)"
+        };
         let min_rpr = match env("BEMULA_MIN_RPR") {
             None => self.min_rpr,
             Some(v) => Some(
@@ -295,7 +307,7 @@ impl Harness {
         if bless && expectations.is_none() {
             return Err(SettingsError {
                 name: "BEMULA_BLESS".into(),
-                value: "1".into(),
+                value: env("BEMULA_BLESS").unwrap_or_default(),
                 reason: "there is no expectations file to rewrite: set BEMULA_EXPECTATIONS or Harness::expectations".into(),
             });
         }
@@ -307,10 +319,12 @@ impl Harness {
             data,
             full,
             min_rpr,
+            min_rpr_source: min_rpr_source.into(),
             expectations,
             bless,
             report_dir,
             bootstrap: self.bootstrap,
+            resume: flag("BEMULA_RESUME", false)?,
         })
     }
 
@@ -325,7 +339,7 @@ impl Harness {
         match self.try_run(args) {
             Ok(code) => code,
             Err(message) => {
-                eprintln!("bemula: error: {message}");
+                eprintln!("bemula: error: {}", crate::terminal::lines(&message));
                 ExitCode::from(2)
             }
         }
@@ -339,9 +353,9 @@ impl Harness {
             .filter(|_| args.exact)
             .and_then(|name| name.split("::").next())
             .map(str::to_string);
-        let dataset = load(&settings.data, exact_instance.as_deref())?.default_tiers(settings.full);
+        let dataset = load(&settings.data, settings.full)?;
         let expectations = match &settings.expectations {
-            Some(path) => Expectations::read(path)?,
+            Some(path) => Expectations::read_or_bless(path, settings.bless)?,
             None => Expectations::default(),
         };
 
@@ -363,6 +377,26 @@ impl Harness {
                 dataset.source
             ));
         }
+        let all_names: BTreeSet<String> = names.iter().map(|(n, _, _)| n.clone()).collect();
+        if let Some(path) = &settings.expectations {
+            let unknown: Vec<&String> = expectations
+                .names()
+                .filter(|n| !all_names.contains(*n))
+                .collect();
+            if !unknown.is_empty() {
+                eprintln!(
+                    "bemula: warning: {} lists {} name(s) that are not requests of {}: {}",
+                    path.display(),
+                    unknown.len(),
+                    dataset.source,
+                    unknown
+                        .iter()
+                        .map(|n| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
         if args.list {
             // Listing needs the names only: no adapter is started, nothing is ingested.
             let trials = names
@@ -371,7 +405,9 @@ impl Harness {
                 .collect();
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
+        let nextest_run = std::env::var("NEXTEST_RUN_ID").ok();
         let mut selected: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut selected_names = BTreeSet::new();
         for (name, instance, request) in &names {
             let probe = Trial::test(name.clone(), || Ok(()));
             if !args.is_filtered_out(&probe) {
@@ -379,6 +415,31 @@ impl Harness {
                     .entry(instance.clone())
                     .or_default()
                     .insert(request.clone());
+                selected_names.insert(name.clone());
+            }
+        }
+        // A plain run owns its report directory; the processes of a nextest run share it.
+        let _lock = match nextest_run {
+            Some(_) => None,
+            None => {
+                report::check_writable(&settings.report_dir).map_err(|e| e.to_string())?;
+                Some(report::DirLock::report_dir(&settings.report_dir).map_err(|e| e.to_string())?)
+            }
+        };
+        if selected.is_empty() {
+            let filter = args
+                .filter
+                .as_deref()
+                .map(|f| format!("the filter {f:?}"))
+                .unwrap_or_else(|| "the --skip filters".into());
+            eprintln!(
+                "bemula: warning: {filter} selects none of the {} requests of {}; nothing was run (list the names with --list)",
+                names.len(),
+                dataset.source
+            );
+            if nextest_run.is_none() {
+                // No report of an earlier run stays where this run's is expected.
+                report::remove_reports(&settings.report_dir).map_err(|e| e.to_string())?;
             }
         }
         let runtime = match self.runtime {
@@ -398,7 +459,7 @@ impl Harness {
                 Arc::new(client)
             }
         };
-        let runner = Runner::new(
+        let mut runner = Runner::new(
             factory.clone(),
             self.answerer.clone(),
             self.judge.clone(),
@@ -407,7 +468,63 @@ impl Harness {
                 ..RunConfig::default()
             },
         );
-        let parts = std::env::var("NEXTEST_RUN_ID").ok();
+        if nextest_run.is_none() && !selected.is_empty() {
+            // A plain run journals its passes, so that an interrupted run can resume.
+            let config = JournalConfig {
+                spec: factory.info().name,
+                system: factory.info(),
+                judge: self.judge.name(),
+                answerer: self.answerer.name(),
+                dataset_checksum: dataset.checksum.clone(),
+                data_seed: match settings.data {
+                    DataSource::Generated { seed, .. } => Some(seed),
+                    DataSource::Dir(_) => None,
+                },
+                instances: selected_names.iter().cloned().collect(),
+                shard: None,
+                system_retries: crate::retry::DEFAULT_RETRIES,
+                bootstrap: (settings.bootstrap.resamples, settings.bootstrap.seed),
+            };
+            let path = settings.report_dir.join(journal::JOURNAL);
+            let (journal, completed) = if settings.resume && path.is_file() {
+                let (journal, completed) =
+                    Journal::resume(&path, &config).map_err(|e| e.to_string())?;
+                eprintln!(
+                    "bemula: resuming run {}: {} passes already done",
+                    journal.run_id(),
+                    completed.len()
+                );
+                (journal, completed)
+            } else {
+                let journal = Journal::create(&path, &report::new_run_id(), &config)
+                    .map_err(|e| e.to_string())?;
+                (journal, Default::default())
+            };
+            let journal = Arc::new(journal);
+            runner = runner
+                .with_completed(completed)
+                .with_pass_observer(Arc::new(move |pass: &crate::run::PassDone<'_>| {
+                    if let Err(err) = journal.append(pass.instance, pass.version, pass.records) {
+                        eprintln!("bemula: warning: the run journal cannot be written: {err}");
+                    }
+                }));
+        }
+        let parts = nextest_run.clone();
+        if let Some(run) = &parts {
+            // The first process of a new nextest run makes room for its parts.
+            let parts_dir = settings.report_dir.join(PARTS);
+            if !parts_dir.join(sanitize(run)).exists() {
+                prune_part_runs(&parts_dir, KEEP_PART_RUNS - 1);
+            }
+        }
+        // Under nextest a pass-rate gate needs every process's outcome: it is applied by
+        // `bemula report`, and a process fails its test only for a regression.
+        let deferred_gate = parts.is_some() && settings.min_rpr.is_some();
+        let expectations_source = settings
+            .expectations
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         let shared = Arc::new(Shared {
             runtime,
             runner,
@@ -435,6 +552,14 @@ impl Harness {
                 })
                 .collect(),
             outcomes: Mutex::new(BTreeMap::new()),
+            deferred_gate: deferred_gate.then(|| {
+                format!(
+                    "the request pass-rate gate is applied by `bemula report {} --min-rpr {}`",
+                    settings.report_dir.display(),
+                    settings.min_rpr.unwrap_or_default()
+                )
+            }),
+            expectations_source,
         });
 
         let trials: Vec<Trial> = names
@@ -469,18 +594,32 @@ impl Harness {
             },
             ..RunInfo::default()
         };
+        // What the run was expected to cover: under nextest, the whole dataset (each
+        // process runs one request of it); otherwise the filter's selection.
+        let expected = if parts.is_some() {
+            all_names.clone()
+        } else {
+            selected_names.clone()
+        };
         if !outcomes.is_empty() {
-            write_reports(&settings, &info, &records, &outcomes, parts.as_deref())?;
+            write_reports(
+                &settings,
+                &info,
+                &records,
+                &outcomes,
+                parts.as_deref(),
+                &expected,
+                &expectations,
+            )?;
         }
-        let total = outcomes.len();
-        let passed = outcomes.values().filter(|o| o.passed).count();
+        let passed_by_name: BTreeMap<String, bool> = outcomes
+            .iter()
+            .map(|(n, o)| (n.clone(), o.passed))
+            .collect();
         if settings.bless
             && let Some(path) = &settings.expectations
         {
-            let mut updated = expectations.clone();
-            for (name, outcome) in &outcomes {
-                updated.set(name, !outcome.passed);
-            }
+            let updated = expectations.blessed(&passed_by_name);
             updated.write(path)?;
             eprintln!(
                 "bemula: rewrote {} from this run: {} known failures",
@@ -489,94 +628,217 @@ impl Harness {
             );
             return Ok(ExitCode::SUCCESS);
         }
-        let unexpected_passes: Vec<&String> = outcomes
-            .iter()
-            .filter(|(n, o)| o.passed && expectations.contains(n))
-            .map(|(n, _)| n)
-            .collect();
-        let expected_failures = outcomes
-            .iter()
-            .filter(|(n, o)| !o.passed && expectations.contains(n))
-            .count();
-        let regressions = outcomes
-            .iter()
-            .filter(|(n, o)| !o.passed && !expectations.contains(n))
-            .count();
-        if let Some(path) = &settings.expectations {
-            eprintln!(
-                "bemula: expectations {}: {expected_failures} expected failures, {} unexpected passes, {regressions} regressions",
-                path.display(),
-                unexpected_passes.len()
-            );
-            for name in &unexpected_passes {
-                eprintln!(
-                    "bemula: unexpectedly passing: {name} (run with BEMULA_BLESS=1 to update the expectations)"
-                );
-            }
-        }
-        if total > 0 && parts.is_none() {
+        if !outcomes.is_empty() && parts.is_none() {
             eprintln!("bemula: reports in {}", settings.report_dir.display());
         }
-        let code = match settings.min_rpr {
-            Some(min) => {
-                let rpr = if total == 0 {
-                    0.0
-                } else {
-                    passed as f64 / total as f64
-                };
-                let pass = total > 0
-                    && rpr + 1e-12 >= min
-                    && (settings.expectations.is_none() || regressions == 0);
-                eprintln!(
-                    "bemula gate: request pass rate {rpr:.3} ({passed} of {total} requests) {} BEMULA_MIN_RPR {min}: {}",
-                    if rpr + 1e-12 >= min { ">=" } else { "<" },
-                    if pass { "PASS" } else { "FAIL" }
-                );
-                if pass {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::FAILURE
-                }
-            }
-            None => conclusion.exit_code(),
+        if settings.min_rpr.is_none() && settings.expectations.is_none() {
+            return Ok(conclusion.exit_code());
+        }
+        let gate = Gate {
+            min_rpr: if deferred_gate {
+                None
+            } else {
+                settings
+                    .min_rpr
+                    .map(|m| (m, settings.min_rpr_source.clone()))
+            },
+            expectations: settings
+                .expectations
+                .as_ref()
+                .map(|p| (p.clone(), expectations.clone())),
+            allow_partial: false,
         };
-        Ok(code)
+        let coverage = report::Coverage::of(&expected, &passed_by_name.keys().cloned().collect());
+        let decision = gate.decide(&passed_by_name, parts.is_none().then_some(&coverage));
+        for line in &decision.lines {
+            eprintln!("{line}");
+        }
+        if let Some(why) = &shared.deferred_gate {
+            println!(
+                "bemula: this process ran {} request(s) under cargo-nextest; {why}",
+                outcomes.len()
+            );
+            return Ok(if decision.pass {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            });
+        }
+        // The gate's decision last, where a reader looks, above libtest's own count.
+        println!("\n{}", decision.closing_line(conclusion.num_failed));
+        Ok(if decision.pass {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        })
     }
 }
 
-fn load(source: &DataSource, only: Option<&str>) -> Result<Dataset, String> {
-    match source {
-        DataSource::Generated { seed, full } => {
-            let dataset = generate::generate(&GenConfig {
-                seed: *seed,
-                lite: !*full,
-            });
-            Ok(match only {
-                Some(id) => Dataset {
-                    instances: dataset
-                        .instances
-                        .into_iter()
-                        .filter(|i| i.id == id)
-                        .collect(),
-                    ..dataset
-                },
-                None => dataset,
-            })
+/// A gate on a run's outcomes: a minimum request pass rate, an expectations file of
+/// known failures, and complete coverage. The harness and `bemula report` apply the
+/// same gate.
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    /// The minimum request pass rate and where it came from (`BEMULA_MIN_RPR`,
+    /// `--min-rpr`).
+    pub min_rpr: Option<(f64, String)>,
+    /// The expectations file and its known failures.
+    pub expectations: Option<(PathBuf, Expectations)>,
+    /// Gate on the requests present even when some expected ones are missing.
+    pub allow_partial: bool,
+}
+
+/// What a [`Gate`] decided, and the lines that say why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateDecision {
+    /// Whether the run passes.
+    pub pass: bool,
+    /// One line per check, ready to print.
+    pub lines: Vec<String>,
+    /// The pass-rate line, if there was a pass-rate gate.
+    pub rate_line: Option<String>,
+    /// The first check that failed, if any.
+    pub failed_because: Option<String>,
+}
+
+impl GateDecision {
+    /// The closing line of a gated run: the decision first, then why, then what
+    /// libtest's `test result` line (printed just above) counts.
+    pub fn closing_line(&self, failed_tests: u64) -> String {
+        let verdict = if self.pass {
+            "bemula gate: PASSED (exit status 0)"
+        } else {
+            "bemula gate: FAILED (exit status 1)"
+        };
+        let why = self
+            .failed_because
+            .clone()
+            .or_else(|| self.rate_line.clone())
+            .or_else(|| self.lines.first().cloned())
+            .unwrap_or_default();
+        let why = why
+            .trim_start_matches("bemula gate: ")
+            .trim_start_matches("bemula: ");
+        if failed_tests > 0 {
+            format!(
+                "{verdict}: {why}. The {failed_tests} failed test(s) counted above are requests that failed; the gate decides the run."
+            )
+        } else {
+            format!("{verdict}: {why}.")
         }
-        DataSource::Dir(dir) => {
-            if let Some(id) = only {
-                let file = dir.join(dataset::file_name(id));
-                if !file.is_file() {
-                    return Ok(Dataset {
-                        instances: Vec::new(),
-                        checksum: String::new(),
-                        source: dir.display().to_string(),
-                    });
-                }
-                return Dataset::load(&file).map_err(|e| e.to_string());
+    }
+}
+
+impl Gate {
+    /// Decides on `outcomes` (pass or fail by test name) with the report's `coverage`
+    /// (`None`: not checked).
+    pub fn decide(
+        &self,
+        outcomes: &BTreeMap<String, bool>,
+        coverage: Option<&report::Coverage>,
+    ) -> GateDecision {
+        let mut lines = Vec::new();
+        let mut pass = true;
+        let mut failed_because = None;
+        if let Some(coverage) = coverage.filter(|c| !c.is_complete()) {
+            if self.allow_partial {
+                lines.push(format!(
+                    "bemula gate: {} (allowed by --allow-partial)",
+                    coverage.line()
+                ));
+            } else {
+                pass = false;
+                failed_because = Some(coverage.line());
+                lines.push(format!(
+                    "bemula gate: {}: FAIL (a gate needs every expected request; --allow-partial gates on those present)",
+                    coverage.line()
+                ));
             }
-            Dataset::load(dir).map_err(|e| e.to_string())
         }
+        if let Some((path, known)) = &self.expectations {
+            let unexpected: Vec<&String> = outcomes
+                .iter()
+                .filter(|(n, p)| **p && known.contains(n))
+                .map(|(n, _)| n)
+                .collect();
+            let expected_failures = outcomes
+                .iter()
+                .filter(|(n, p)| !**p && known.contains(n))
+                .count();
+            let regressions: Vec<&String> = outcomes
+                .iter()
+                .filter(|(n, p)| !**p && !known.contains(n))
+                .map(|(n, _)| n)
+                .collect();
+            lines.push(format!(
+                "bemula: expectations {}: {expected_failures} expected failures, {} unexpected passes, {} regressions",
+                path.display(),
+                unexpected.len(),
+                regressions.len()
+            ));
+            for name in &unexpected {
+                lines.push(format!(
+                    "bemula: unexpectedly passing: {name} (run with BEMULA_BLESS=1 to update the expectations)"
+                ));
+            }
+            for name in &regressions {
+                lines.push(format!("bemula: regression: {name}"));
+            }
+            if !regressions.is_empty() {
+                pass = false;
+                failed_because.get_or_insert_with(|| {
+                    format!(
+                        "{} regression(s), first {}",
+                        regressions.len(),
+                        regressions[0]
+                    )
+                });
+            }
+        }
+        let mut rate_line = None;
+        if let Some((min, source)) = &self.min_rpr {
+            let total = outcomes.len();
+            let passed = outcomes.values().filter(|p| **p).count();
+            let rpr = if total == 0 {
+                0.0
+            } else {
+                passed as f64 / total as f64
+            };
+            let ok = total > 0 && rpr + 1e-12 >= *min;
+            pass &= ok;
+            let line = format!(
+                "bemula gate: request pass rate {rpr:.3} ({passed} of {total} requests) {} {source} {min}: {}",
+                if rpr + 1e-12 >= *min { ">=" } else { "<" },
+                if ok { "PASS" } else { "FAIL" }
+            );
+            if !ok {
+                failed_because.get_or_insert_with(|| line.clone());
+            }
+            rate_line = Some(line.clone());
+            lines.push(line);
+        }
+        GateDecision {
+            pass,
+            lines,
+            rate_line,
+            failed_because,
+        }
+    }
+}
+
+/// The dataset of a run: every test name must be known even when one request runs
+/// (`--exact`), so that filters count what they leave out and the report knows what
+/// the whole run covers.
+fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
+    match source {
+        // Generated data already holds the tiers asked for.
+        DataSource::Generated { seed, full } => Ok(generate::generate(&GenConfig {
+            seed: *seed,
+            lite: !*full,
+        })),
+        DataSource::Dir(dir) => Dataset::load(dir)
+            .map(|d| d.default_tiers(full))
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -608,6 +870,10 @@ struct Shared {
     share: Option<PathBuf>,
     instances: BTreeMap<String, (Instance, Selection, OnceLock<Vec<Record>>)>,
     outcomes: Mutex<BTreeMap<String, TrialOutcome>>,
+    /// Under nextest with a pass-rate gate: who applies the gate instead.
+    deferred_gate: Option<String>,
+    /// The expectations file, if any.
+    expectations_source: String,
 }
 
 impl Shared {
@@ -637,16 +903,26 @@ impl Shared {
                 },
             );
         }
+        let _ = name;
         match (passed, known) {
-            (true, false) => Ok(Completion::Completed),
-            (true, true) => {
-                eprintln!("bemula: {name} passes but is listed as a known failure");
-                Ok(Completion::Completed)
+            // An unexpected pass is reported once, with the expectations, at the end.
+            (true, _) => Ok(Completion::Completed),
+            (false, true) => Ok(Completion::ignored_with(format!(
+                "known failure (listed in {})",
+                self.expectations_source
+            ))),
+            (false, false) => {
+                let message = report::request_message(records, request);
+                match &self.deferred_gate {
+                    // Without expectations, one request's failure is not the run's: the
+                    // gate over all of them decides.
+                    Some(why) if self.expectations_source.is_empty() => {
+                        println!("{message}\nbemula: this request failed; {why}");
+                        Ok(Completion::Completed)
+                    }
+                    _ => Err(Failed::from(message)),
+                }
             }
-            (false, true) => Ok(Completion::ignored_with(
-                "known failure (listed in the expectations file)",
-            )),
-            (false, false) => Err(Failed::from(report::request_message(records, request))),
         }
     }
 
@@ -688,7 +964,8 @@ impl Shared {
 }
 
 /// How long a process waits for another one's ingestion of an instance before it takes
-/// the lock over (the other process is taken to have died).
+/// the lock over, where it cannot tell whether the holder is alive (no `/proc`); a
+/// holder known to be dead loses its lock at once.
 const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// The records of every question of `instance`, shared by the processes of one run
@@ -707,25 +984,17 @@ fn shared_instance(
         if data.is_file() {
             return report::read_records(&data).map_err(std::io::Error::other);
         }
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&lock)
-        {
-            Ok(_) => {
-                // Removed when done, and when the ingestion unwinds.
-                struct Unlock<'a>(&'a Path);
-                impl Drop for Unlock<'_> {
-                    fn drop(&mut self) {
-                        let _ = std::fs::remove_file(self.0);
-                    }
-                }
-                let _unlock = Unlock(&lock);
+        match report::DirLock::try_acquire(&lock) {
+            Ok(report::LockState::Acquired(held)) => {
+                // Released when done, and when the ingestion unwinds.
+                let _held = held;
                 let records = compute.take().map(|f| f()).unwrap_or_default();
                 report::write_records(&data, &records).map_err(std::io::Error::other)?;
                 return Ok(records);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Ok(report::LockState::Held(_)) => {
+                // A live holder (a dead one's lock was taken over at once); where the
+                // holder cannot be checked, an old lock is taken to be stale.
                 let stale = std::fs::metadata(&lock)
                     .and_then(|m| m.modified())
                     .ok()
@@ -749,7 +1018,38 @@ pub struct Expectations {
 }
 
 impl Expectations {
-    /// Reads an expectations file; a missing file is an empty list.
+    /// Reads an expectations file for a run: a missing file is an error, unless the run
+    /// is to write it (`bless`), when it starts empty.
+    pub fn read_or_bless(path: &Path, bless: bool) -> Result<Expectations, String> {
+        if !path.exists() {
+            if bless {
+                return Ok(Expectations::default());
+            }
+            return Err(format!(
+                "{}: the expectations file does not exist; create it from a run with BEMULA_BLESS=1 (or fix the path)",
+                path.display()
+            ));
+        }
+        Expectations::read(path)
+    }
+
+    /// The listed test names.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.failures.iter()
+    }
+
+    /// This list updated by a run's outcomes (pass or fail by test name): failing
+    /// requests are listed, passing ones removed, others kept.
+    pub fn blessed(&self, outcomes: &BTreeMap<String, bool>) -> Expectations {
+        let mut updated = self.clone();
+        for (name, passed) in outcomes {
+            updated.set(name, !passed);
+        }
+        updated
+    }
+
+    /// Reads an expectations file; a missing file is an empty list (see
+    /// [`Expectations::read_or_bless`] for a run's reading).
     pub fn read(path: &Path) -> Result<Expectations, String> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -824,12 +1124,18 @@ impl Expectations {
 /// The directory of the report parts that cargo-nextest processes leave.
 pub const PARTS: &str = "parts";
 
+/// How many nextest runs' parts a report directory keeps: a new run removes the older
+/// ones beyond these.
+pub const KEEP_PART_RUNS: usize = 5;
+
 fn write_reports(
     settings: &Settings,
     info: &RunInfo,
     records: &[Record],
     outcomes: &BTreeMap<String, TrialOutcome>,
     nextest_run: Option<&str>,
+    expected: &BTreeSet<String>,
+    expectations: &Expectations,
 ) -> Result<(), String> {
     let dir = &settings.report_dir;
     if let Some(run) = nextest_run {
@@ -846,17 +1152,62 @@ fn write_reports(
         let part = Part {
             info: info.clone(),
             trials: outcomes.clone(),
+            expected: expected.iter().cloned().collect(),
         };
         let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
         return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
             .map_err(|e| e.to_string());
     }
-    let summary = Summary::build(records, info.clone(), &settings.bootstrap);
+    let mut summary = Summary::build(records, info.clone(), &settings.bootstrap);
+    summary.run_id = Some(report::new_run_id());
+    let present = outcomes.keys().cloned().collect();
+    summary.coverage = Some(report::Coverage::of(expected, &present));
     let times = outcomes
         .iter()
         .map(|(n, o)| (n.clone(), o.seconds))
         .collect();
-    report::write_all(dir, records, &summary, &times).map_err(|e| e.to_string())
+    let known = known_map(settings.expectations.as_deref(), expectations);
+    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())
+}
+
+fn known_map(path: Option<&Path>, expectations: &Expectations) -> BTreeMap<String, String> {
+    let source = path.map(|p| p.display().to_string()).unwrap_or_default();
+    expectations
+        .names()
+        .map(|n| (n.clone(), source.clone()))
+        .collect()
+}
+
+/// Removes all but the `keep` newest run directories under `parts`, saying which.
+fn prune_part_runs(parts: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(parts) else {
+        return;
+    };
+    let mut runs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| {
+            (
+                e.metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH),
+                e.path(),
+            )
+        })
+        .collect();
+    if runs.len() <= keep {
+        return;
+    }
+    runs.sort();
+    let old = runs.len() - keep;
+    for (_, path) in runs.into_iter().take(old) {
+        if std::fs::remove_dir_all(&path).is_ok() {
+            eprintln!(
+                "bemula: removed the parts of an old run, {} (the newest {KEEP_PART_RUNS} runs are kept)",
+                path.display()
+            );
+        }
+    }
 }
 
 /// What one test process leaves in a parts directory besides its records.
@@ -866,68 +1217,213 @@ pub struct Part {
     pub info: RunInfo,
     /// Its trials' outcomes by test name.
     pub trials: BTreeMap<String, TrialOutcome>,
+    /// The test names the whole run is expected to cover (every request of the data).
+    #[serde(default)]
+    pub expected: Vec<String>,
 }
 
-/// Assembles the reports of a run whose tests ran in separate processes (cargo-nextest):
-/// reads the newest parts directory under `dir/parts/`, merges the records (the first
-/// record of each (instance, version, question) wins), and writes the usual reports into
-/// `dir`. Returns the summary.
+/// Reports merged from several sources (report directories, the parts of
+/// process-per-test runs, shards).
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The merged summary, with its coverage.
+    pub summary: Summary,
+    /// The merged records.
+    pub records: Vec<Record>,
+    /// Each request's outcome and wall time, by test name.
+    pub trials: BTreeMap<String, TrialOutcome>,
+}
+
+/// Assembles the reports of a run whose tests ran in separate processes (cargo-nextest)
+/// and writes them into `dir`; see [`assemble_many`].
 pub fn assemble(dir: &Path, bootstrap: &BootstrapConfig) -> Result<Summary, String> {
-    let parts = dir.join(PARTS);
-    let newest = std::fs::read_dir(&parts)
-        .map_err(|e| {
-            format!(
-                "{}: no report parts to assemble ({e}); run the tests under cargo-nextest first",
-                parts.display()
-            )
-        })?
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
-        .map(|e| e.path())
-        .ok_or_else(|| format!("{}: no report parts to assemble", parts.display()))?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&newest)
-        .map_err(|e| format!("{}: {e}", newest.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
+    let assembled = assemble_many(&[dir.to_path_buf()], bootstrap)?;
+    let times = assembled
+        .trials
+        .iter()
+        .map(|(n, o)| (n.clone(), o.seconds))
         .collect();
-    files.sort();
+    report::write_all(dir, &assembled.records, &assembled.summary, &times)
+        .map_err(|e| e.to_string())?;
+    Ok(assembled.summary)
+}
+
+/// Merges the results found in `dirs`: in each, the parts of every run under `parts/`
+/// (left by the processes of cargo-nextest runs, partitions included), or else a
+/// report (`summary.json` with its `results.jsonl`, e.g. of `bemula run --shard`).
+/// Every source must have the same configuration (system, judge, answerer, data);
+/// a record present twice must be the same (duplicates are tolerated, conflicts are an
+/// error naming both files). The summary states its coverage: the requests expected
+/// (the union of what the sources expected) against those present.
+pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<Assembled, String> {
+    type Key = (String, crate::dataset::Version, String);
     let mut records: Vec<Record> = Vec::new();
-    let mut seen = BTreeSet::new();
-    let mut trials = BTreeMap::new();
-    let mut info = None;
-    for file in &files {
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".trials.json") {
-            let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let part: Part = serde_json::from_slice(&bytes)
-                .map_err(|e| format!("{}: not a bemula report part: {e}", file.display()))?;
-            info.get_or_insert(part.info);
-            trials.extend(part.trials);
-        } else if name.ends_with(".jsonl") {
-            for record in report::read_records(file).map_err(|e| e.to_string())? {
-                if seen.insert((
-                    record.instance.clone(),
-                    record.version,
-                    record.question_id.clone(),
-                )) {
+    let mut seen: BTreeMap<Key, (usize, PathBuf)> = BTreeMap::new();
+    let mut trials: BTreeMap<String, TrialOutcome> = BTreeMap::new();
+    let mut expected: BTreeSet<String> = BTreeSet::new();
+    let mut info: Option<(RunInfo, PathBuf)> = None;
+    let mut check_info = |candidate: RunInfo, from: &Path| -> Result<(), String> {
+        match &info {
+            None => {
+                info = Some((candidate, from.to_path_buf()));
+                Ok(())
+            }
+            Some((first, first_from)) => {
+                let differs = config_differences(first, &candidate);
+                if differs.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{} and {} come from runs of different configurations ({}): only results of one configuration merge",
+                        first_from.display(),
+                        from.display(),
+                        differs.join("; ")
+                    ))
+                }
+            }
+        }
+    };
+    let mut add_records = |batch: Vec<Record>, from: &Path| -> Result<(), String> {
+        for record in batch {
+            let key = (
+                record.instance.clone(),
+                record.version,
+                record.question_id.clone(),
+            );
+            match seen.get(&key) {
+                Some((index, first)) => {
+                    if records[*index] != record {
+                        return Err(format!(
+                            "{} and {} hold conflicting records of {} question {} on the {} version: results of different runs cannot merge (remove the stale ones)",
+                            first.display(),
+                            from.display(),
+                            key.0,
+                            key.2,
+                            key.1
+                        ));
+                    }
+                }
+                None => {
+                    seen.insert(key, (records.len(), from.to_path_buf()));
                     records.push(record);
                 }
             }
         }
+        Ok(())
+    };
+    for dir in dirs {
+        let parts = dir.join(PARTS);
+        if parts.is_dir() {
+            let mut runs: Vec<PathBuf> = std::fs::read_dir(&parts)
+                .map_err(|e| format!("{}: {e}", parts.display()))?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            runs.sort();
+            let mut found = false;
+            for run in runs {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(&run)
+                    .map_err(|e| format!("{}: {e}", run.display()))?
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file())
+                    .collect();
+                // The outcomes (with the configuration) before the records, so that a
+                // run of another configuration is named as such.
+                files.sort_by_key(|f| (!f.to_string_lossy().ends_with(".trials.json"), f.clone()));
+                for file in &files {
+                    let name = file
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    if name.ends_with(".trials.json") {
+                        let bytes =
+                            std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+                        let part: Part = serde_json::from_slice(&bytes).map_err(|e| {
+                            format!("{}: not a bemula report part: {e}", file.display())
+                        })?;
+                        check_info(part.info, file)?;
+                        expected.extend(part.expected);
+                        trials.extend(part.trials);
+                        found = true;
+                    } else if name.ends_with(".jsonl") {
+                        add_records(report::read_records(file).map_err(|e| e.to_string())?, file)?;
+                    }
+                }
+            }
+            if !found {
+                return Err(format!(
+                    "{}: no trial outcomes found; run the tests under cargo-nextest first",
+                    parts.display()
+                ));
+            }
+        } else if dir.join(report::SUMMARY_JSON).is_file() {
+            let (summary, batch) = report::read_verified(dir).map_err(|e| e.to_string())?;
+            let summary_path = dir.join(report::SUMMARY_JSON);
+            check_info(summary.config.clone(), &summary_path)?;
+            for outcome in &summary.requests {
+                let name = report::outcome_name(outcome);
+                expected.insert(name.clone());
+                trials.insert(
+                    name,
+                    TrialOutcome {
+                        passed: outcome.passed,
+                        known_failure: false,
+                        seconds: 0.0,
+                    },
+                );
+            }
+            if let Some(coverage) = &summary.coverage {
+                expected.extend(coverage.missing.iter().cloned());
+            }
+            add_records(batch, &dir.join(report::RESULTS))?;
+        } else {
+            return Err(format!(
+                "{}: nothing to report: no parts/ of a cargo-nextest run and no summary.json",
+                dir.display()
+            ));
+        }
     }
-    let info = info.ok_or_else(|| format!("{}: no trial outcomes found", newest.display()))?;
+    let (info, _) = info.ok_or("no report directories given")?;
     records.sort_by(|a, b| (&a.instance, a.version).cmp(&(&b.instance, b.version)));
-    let summary = Summary::build(&records, info, bootstrap);
-    let times = trials
-        .iter()
-        .map(|(n, o): (&String, &TrialOutcome)| (n.clone(), o.seconds))
-        .collect();
-    report::write_all(dir, &records, &summary, &times).map_err(|e| e.to_string())?;
-    Ok(summary)
+    let mut summary = Summary::build(&records, info, bootstrap);
+    let present: BTreeSet<String> = summary.requests.iter().map(report::outcome_name).collect();
+    if expected.is_empty() {
+        // Parts of an older bemula: what was expected is not known.
+        expected = present.clone();
+    }
+    summary.coverage = Some(report::Coverage::of(&expected, &present));
+    summary.run_id = Some(report::new_run_id());
+    Ok(Assembled {
+        summary,
+        records,
+        trials,
+    })
+}
+
+/// The settings that differ between two runs' configurations, by name.
+fn config_differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.system != b.system {
+        out.push(format!(
+            "system: {} {:?} vs {} {:?}",
+            a.system.name, a.system.settings, b.system.name, b.system.settings
+        ));
+    }
+    for (name, x, y) in [
+        ("judge", &a.judge, &b.judge),
+        ("answerer", &a.answerer, &b.answerer),
+        ("dataset checksum", &a.dataset_checksum, &b.dataset_checksum),
+    ] {
+        if x != y {
+            out.push(format!("{name}: {x} vs {y}"));
+        }
+    }
+    if a.data_seed != b.data_seed {
+        out.push(format!("data seed: {:?} vs {:?}", a.data_seed, b.data_seed));
+    }
+    out
 }
 
 fn sanitize(name: &str) -> String {
@@ -1044,6 +1540,57 @@ mod tests {
             .settings()
             .expect_err("nothing to bless");
         assert!(err.to_string().contains("no expectations file"), "{err}");
+    }
+
+    #[test]
+    fn the_gate_fails_on_missing_requests_regressions_and_a_low_rate_and_says_which() {
+        let outcomes: BTreeMap<String, bool> = [("a::r1::F1_x", true), ("b::r1::F2_y", false)]
+            .into_iter()
+            .map(|(n, p)| (n.to_string(), p))
+            .collect();
+        let mut known = Expectations::default();
+        known.set("b::r1::F2_y", true);
+        let gate = Gate {
+            min_rpr: Some((0.5, "--min-rpr".into())),
+            expectations: Some(("expected.txt".into(), known)),
+            allow_partial: false,
+        };
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        let whole = report::Coverage::of(
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+        );
+        let decision = gate.decide(&outcomes, Some(&whole));
+        assert!(decision.pass, "{decision:?}");
+        assert!(decision.closing_line(1).starts_with("bemula gate: PASSED"));
+        let partial = report::Coverage::of(
+            &names(&["a::r1::F1_x", "b::r1::F2_y", "c::r1::F3_z"]),
+            &names(&["a::r1::F1_x", "b::r1::F2_y"]),
+        );
+        let decision = gate.decide(&outcomes, Some(&partial));
+        assert!(!decision.pass);
+        let closing = decision.closing_line(0);
+        assert!(
+            closing.starts_with("bemula gate: FAILED") && closing.contains("INCOMPLETE: 2 of 3"),
+            "{closing}"
+        );
+        let lenient = Gate {
+            allow_partial: true,
+            ..gate.clone()
+        };
+        assert!(lenient.decide(&outcomes, Some(&partial)).pass);
+        let strict = Gate {
+            expectations: Some(("expected.txt".into(), Expectations::default())),
+            ..gate
+        };
+        let decision = strict.decide(&outcomes, None);
+        assert!(!decision.pass);
+        assert!(
+            decision
+                .closing_line(0)
+                .contains("1 regression(s), first b::r1::F2_y"),
+            "{decision:?}"
+        );
     }
 
     #[test]

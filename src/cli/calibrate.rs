@@ -253,6 +253,12 @@ pub struct Calibration {
     pub agreement: Option<f64>,
     /// Cohen's kappa on scored items.
     pub kappa: Option<f64>,
+    /// Share of items the judge left unscored, in [0, 1].
+    #[serde(default)]
+    pub unscored_share: Option<f64>,
+    /// The same figures per suite, in the paper's order of suites.
+    #[serde(default)]
+    pub by_suite: Vec<SuiteCalibration>,
     /// Items with a verdict other than the human's, in file order.
     pub disagreements: Vec<Disagreement>,
     /// Judge counters (LLM judges): model agreement, guard overrules, unparsable replies.
@@ -263,6 +269,36 @@ pub struct Calibration {
     #[cfg(feature = "llm")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::llm::UsageByRole>,
+}
+
+/// Calibration figures of one suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteCalibration {
+    /// The suite.
+    pub suite: Suite,
+    /// Number of labeled items of the suite.
+    pub items: usize,
+    /// The confusion matrix of the suite's items.
+    pub confusion: Confusion,
+    /// Agreement on scored items, in [0, 1].
+    pub agreement: Option<f64>,
+    /// Cohen's kappa on scored items.
+    pub kappa: Option<f64>,
+    /// Share of the suite's items left unscored, in [0, 1].
+    pub unscored_share: Option<f64>,
+}
+
+impl Confusion {
+    /// Items the judge left unscored.
+    pub fn unscored(&self) -> u64 {
+        self.unscored_human_correct + self.unscored_human_wrong
+    }
+
+    /// Share of all items left unscored; `None` with no items.
+    pub fn unscored_share(&self) -> Option<f64> {
+        let n = self.scored() + self.unscored();
+        (n > 0).then(|| self.unscored() as f64 / n as f64)
+    }
 }
 
 /// Judges every item (concurrently; an LLM judge bounds its own requests) and
@@ -282,10 +318,21 @@ pub async fn calibrate(judge: Arc<dyn Judge>, items: &[LabeledItem], source: &st
         }
     }
     let mut confusion = Confusion::default();
+    let mut per_suite: Vec<(Suite, usize, Confusion)> = Suite::ALL
+        .iter()
+        .map(|s| (*s, 0, Confusion::default()))
+        .collect();
     let mut disagreements = Vec::new();
     for (item, verdict) in items.iter().zip(verdicts) {
         let verdict = verdict.expect("every task reports");
         confusion.add(verdict.correct, item.label.human);
+        if let Some((_, n, c)) = per_suite
+            .iter_mut()
+            .find(|(s, _, _)| *s == item.label.suite)
+        {
+            *n += 1;
+            c.add(verdict.correct, item.label.human);
+        }
         if verdict.correct != Some(item.label.human) {
             disagreements.push(Disagreement {
                 line: item.line,
@@ -301,6 +348,19 @@ pub async fn calibrate(judge: Arc<dyn Judge>, items: &[LabeledItem], source: &st
         items: items.len(),
         agreement: confusion.agreement(),
         kappa: confusion.kappa(),
+        unscored_share: confusion.unscored_share(),
+        by_suite: per_suite
+            .into_iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(suite, items, c)| SuiteCalibration {
+                suite,
+                items,
+                agreement: c.agreement(),
+                kappa: c.kappa(),
+                unscored_share: c.unscored_share(),
+                confusion: c,
+            })
+            .collect(),
         confusion,
         disagreements,
         #[cfg(feature = "llm")]
@@ -351,7 +411,7 @@ pub fn render_text(c: &Calibration) -> String {
         "{:<16}{:>15}{:>13}",
         "", "human correct", "human wrong"
     );
-    for (row, hc, hw) in [
+    let rows = [
         (
             "judge correct",
             m.judge_correct_human_correct,
@@ -363,8 +423,38 @@ pub fn render_text(c: &Calibration) -> String {
             m.judge_wrong_human_wrong,
         ),
         ("unscored", m.unscored_human_correct, m.unscored_human_wrong),
-    ] {
+    ];
+    for (row, hc, hw) in rows {
         let _ = writeln!(out, "{row:<16}{hc:>15}{hw:>13}");
+    }
+    if !c.by_suite.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{:<14}{:>7}{:>11}{:>8}{:>10}",
+            "suite", "items", "agreement", "kappa", "unscored"
+        );
+        for s in &c.by_suite {
+            let kappa = s.kappa.map_or("n/a".to_string(), |k| format!("{k:.3}"));
+            let _ = writeln!(
+                out,
+                "{:<14}{:>7}{:>11}{:>8}{:>10}",
+                s.suite.to_string(),
+                s.items,
+                percent(s.agreement),
+                kappa,
+                percent(s.unscored_share)
+            );
+        }
+        let kappa = c.kappa.map_or("n/a".to_string(), |k| format!("{k:.3}"));
+        let _ = writeln!(
+            out,
+            "{:<14}{:>7}{:>11}{:>8}{:>10}",
+            "all",
+            c.items,
+            percent(c.agreement),
+            kappa,
+            percent(c.unscored_share)
+        );
     }
     #[cfg(feature = "llm")]
     if let Some(s) = &c.judge_stats {

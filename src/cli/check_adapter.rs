@@ -4,6 +4,7 @@
 
 use super::{CliResult, EXIT_BAD_INPUT};
 use crate::system::remote::{self, RemoteOptions, TransportKind, check};
+use crate::terminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -43,14 +44,18 @@ pub fn run(args: Args) -> CliResult {
         let factory = match remote::connect(&args.system, &options).await {
             Ok(factory) => factory,
             Err(err) => {
-                println!("✗ connect — {err}");
+                println!("✗ connect — {}", terminal::inline(&err.to_string()));
                 return ExitCode::from(EXIT_BAD_INPUT);
             }
         };
         let checks = check::run_checks(&factory).await;
         for c in &checks {
             let mark = if c.passed { '✓' } else { '✗' };
-            println!("{mark} {} — {}", c.name, c.detail);
+            println!(
+                "{mark} {} — {}",
+                terminal::inline(c.name),
+                terminal::inline(&c.detail)
+            );
         }
         let failed = checks.iter().filter(|c| !c.passed).count();
         if failed > 0
@@ -60,7 +65,7 @@ pub fn run(args: Args) -> CliResult {
             if !lines.is_empty() {
                 println!("adapter stderr (last lines):");
                 for line in &lines[lines.len().saturating_sub(10)..] {
-                    println!("  {line}");
+                    println!("  {}", terminal::inline(line));
                 }
             }
         }

@@ -50,6 +50,11 @@ pub fn run(args: Args) -> CliResult {
     };
     let intervals = metrics::bootstrap_difference(&records_b, &records_a, &config)?;
     let (name_a, name_b) = (&summary_a.config.system.name, &summary_b.config.system.name);
+    // For the text output: the names come from adapters' handshakes.
+    let (shown_a, shown_b) = (
+        crate::terminal::inline(name_a).into_owned(),
+        crate::terminal::inline(name_b).into_owned(),
+    );
     let mut rows = Vec::new();
     for key in metrics::MetricSet::KEYS {
         let (a, b) = (summary_a.metrics.get(key), summary_b.metrics.get(key));
@@ -74,15 +79,15 @@ pub fn run(args: Args) -> CliResult {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{name_b} − {name_a} (percentage points; paired 95% cluster-bootstrap intervals, {} resamples):\n",
+        "{shown_b} − {shown_a} (percentage points; paired 95% cluster-bootstrap intervals, {} resamples):\n",
         config.resamples
     );
     let _ = writeln!(
         out,
         "{:<6} {:>8} {:>8} {:>8} {:>18}  verdict",
         "metric",
-        name_a.chars().take(8).collect::<String>(),
-        name_b.chars().take(8).collect::<String>(),
+        shown_a.chars().take(8).collect::<String>(),
+        shown_b.chars().take(8).collect::<String>(),
         "diff",
         "95% interval"
     );
@@ -91,9 +96,9 @@ pub fn run(args: Args) -> CliResult {
             (Some(_), Some(i)) => (
                 format!("[{}, {}]", pct(Some(i.lo)), pct(Some(i.hi))),
                 if i.lo > 0.0 {
-                    format!("{name_b} higher")
+                    format!("{shown_b} higher")
                 } else if i.hi < 0.0 {
-                    format!("{name_a} higher")
+                    format!("{shown_a} higher")
                 } else {
                     "tied".to_string()
                 },
@@ -114,14 +119,13 @@ pub fn run(args: Args) -> CliResult {
 
 fn read(dir: &Path) -> Result<(Summary, Vec<crate::record::Record>), Box<dyn std::error::Error>> {
     let path = dir.join(SUMMARY_JSON);
-    let bytes = std::fs::read(&path).map_err(|e| {
-        format!(
-            "{}: cannot read: {e} (expected a report directory of `bemula run` or the harness)",
+    if !path.is_file() {
+        return Err(format!(
+            "{}: cannot read: no such file (expected a report directory of `bemula run` or the harness)",
             path.display()
         )
-    })?;
-    let summary: Summary = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a bemula summary: {e}", path.display()))?;
-    let records = report::read_records(&dir.join(report::RESULTS))?;
-    Ok((summary, records))
+        .into());
+    }
+    // The summary and its records must come from one run.
+    Ok(report::read_verified(dir)?)
 }

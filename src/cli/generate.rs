@@ -2,7 +2,7 @@
 //! `<id>.json` per instance plus `manifest.json`.
 
 use super::CliResult;
-use crate::dataset::{Dataset, MANIFEST, file_name};
+use crate::dataset::{Dataset, ID_RULE, MANIFEST, file_name, is_valid_instance_id};
 use crate::generate::{DEFAULT_SEED, GenConfig, generate};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -55,15 +55,12 @@ pub fn run(args: Args) -> CliResult {
         lite: args.lite,
     });
     // A previous output's instance files that this run does not rewrite would mix
-    // into the new dataset: remove them.
+    // into the new dataset: remove them, but only plain files directly inside the
+    // directory whose names follow the instance-id rule.
     if let Some(old) = previous {
         for id in old.instances {
             if dataset.instance(&id).is_none() {
-                let path = args.out.join(file_name(&id));
-                if path.is_file() {
-                    std::fs::remove_file(&path)
-                        .map_err(|e| format!("{}: cannot remove: {e}", path.display()))?;
-                }
+                remove_stale(&args.out, &id)?;
             }
         }
     }
@@ -118,6 +115,36 @@ fn prepare_dir(dir: &Path, force: bool) -> Result<Option<Manifest>, String> {
     }
 }
 
+/// Removes the instance file of `id`, an id listed by the old manifest, when it is a
+/// plain file directly inside `dir`. An id that is not a valid instance id (a path, an
+/// absolute path, `..`) or names something other than a plain file is reported on
+/// stderr and skipped, never followed.
+fn remove_stale(dir: &Path, id: &str) -> Result<(), String> {
+    let manifest = dir.join(MANIFEST);
+    if !is_valid_instance_id(id) {
+        eprintln!(
+            "warning: {}: skipping instance id {id:?}: not a valid instance id ({ID_RULE}); \
+             nothing was removed for it",
+            manifest.display()
+        );
+        return Ok(());
+    }
+    let path = dir.join(file_name(id));
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_file() => std::fs::remove_file(&path)
+            .map_err(|e| format!("{}: cannot remove: {e}", path.display())),
+        Ok(_) => {
+            eprintln!(
+                "warning: {}: instance {id:?} of the previous output is not a plain file \
+                 (a link or a directory); left in place",
+                path.display()
+            );
+            Ok(())
+        }
+        Err(_) => Ok(()),
+    }
+}
+
 fn write_manifest(dir: &Path, dataset: &Dataset, args: &Args) -> Result<(), String> {
     let manifest = Manifest {
         generator: GENERATOR.to_string(),
@@ -130,5 +157,6 @@ fn write_manifest(dir: &Path, dataset: &Dataset, args: &Args) -> Result<(), Stri
     let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(|e| e.to_string())?;
     bytes.push(b'\n');
     let path = dir.join(MANIFEST);
-    std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    crate::files::write_replacing(&path, &bytes)
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }

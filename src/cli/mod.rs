@@ -5,6 +5,7 @@ pub mod calibrate;
 pub mod check_adapter;
 pub mod compare;
 pub mod generate;
+pub mod output;
 pub mod report;
 pub mod run;
 pub mod select;
@@ -56,6 +57,8 @@ pub const EXIT_BAD_INPUT: u8 = 2;
 /// Parses the command line and runs the subcommand.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `serve` speaks the protocol on standard output: it is left as it is.
+    let guard = (!matches!(cli.command, Command::Serve(_))).then(output::StdoutGuard::install);
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::run(args),
@@ -68,10 +71,15 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::CheckAdapter(args) => check_adapter::run(args),
     };
+    // A reader that closed standard output early (`| head`) is not an error: the
+    // command still ran to its end and wrote its reports.
+    if let Some(guard) = guard {
+        guard.finish();
+    }
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err}");
+            eprintln!("error: {}", crate::terminal::lines(&err.to_string()));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }

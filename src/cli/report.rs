@@ -1,17 +1,40 @@
-//! `bemula report DIR`: assembles the reports of a harness run whose tests ran in
-//! separate processes (cargo-nextest) from the parts each process left in `DIR`.
+//! `bemula report DIR...`: merges results and applies the harness's gate. Each `DIR` is
+//! a harness report directory holding the parts of process-per-test runs (cargo-nextest,
+//! partitions included) or a report directory of `bemula run` (a shard, for example).
+//! The merged reports state their coverage, and `--min-rpr` / `--expectations` set the
+//! exit status exactly as the harness's gate does.
 
 use super::CliResult;
+use crate::harness::{self, Expectations, Gate};
 use crate::metrics::BootstrapConfig;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `bemula report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The harness's report directory (default of a test target `bemula`:
-    /// `target/bemula/bemula`).
-    pub dir: PathBuf,
+    /// Directories to merge: the harness's report directory (default of a test target
+    /// `bemula`: `target/bemula/bemula`), downloaded CI artifacts of its shards, or
+    /// report directories of `bemula run --shard`.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Where the merged reports go (default: the only DIR; required with several).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Gate: fail (exit status 1) unless the request pass rate is at least this fraction.
+    #[arg(long, value_name = "RATE", value_parser = rate)]
+    pub min_rpr: Option<f64>,
+    /// Gate: known failures; a failing request not listed fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
+    /// Rewrite the expectations file from the merged outcomes (creates it if missing).
+    #[arg(long, requires = "expectations")]
+    pub bless: bool,
+    /// Apply the gate to the requests present even when some expected ones are missing
+    /// (by default an incomplete report fails any gate).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Bootstrap resamples for the confidence intervals.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub bootstrap: usize,
@@ -20,22 +43,105 @@ pub struct Args {
     pub bootstrap_seed: u64,
 }
 
+fn rate(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|x| (0.0..=1.0).contains(x))
+        .ok_or_else(|| format!("{s:?}: expected a fraction in [0, 1], e.g. 0.25"))
+}
+
 /// Runs `bemula report`.
 pub fn run(args: Args) -> CliResult {
+    let out = match (&args.out, args.dirs.as_slice()) {
+        (Some(out), _) => out.clone(),
+        (None, [only]) => only.clone(),
+        (None, _) => {
+            return Err(
+                "several directories to merge: say where the merged reports go with --out DIR"
+                    .into(),
+            );
+        }
+    };
+    let expectations = match &args.expectations {
+        Some(path) => Some(Expectations::read_or_bless(path, args.bless)?),
+        None => None,
+    };
     let bootstrap = BootstrapConfig {
         resamples: args.bootstrap,
         seed: args.bootstrap_seed,
         ..BootstrapConfig::default()
     };
-    let summary = crate::harness::assemble(&args.dir, &bootstrap)?;
+    let assembled = harness::assemble_many(&args.dirs, &bootstrap)?;
+    let summary = &assembled.summary;
+    let coverage = summary.coverage.clone().unwrap_or_default();
+    // The first line says whether the report is whole.
+    println!(
+        "bemula report: {} ({} director{} merged)",
+        coverage.line(),
+        args.dirs.len(),
+        if args.dirs.len() == 1 { "y" } else { "ies" }
+    );
+    let times = assembled
+        .trials
+        .iter()
+        .map(|(n, o)| (n.clone(), o.seconds))
+        .collect();
+    let known: BTreeMap<String, String> = match (&args.expectations, &expectations) {
+        (Some(path), Some(e)) => e
+            .names()
+            .map(|n| (n.clone(), path.display().to_string()))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    crate::report::write_all_marked(&out, &assembled.records, summary, &times, &known)?;
     let (passed, total) = summary.passed();
     print!(
         "{}",
-        crate::report::render_table(&[(summary.config.system.name.clone(), &summary)])
+        crate::report::render_table(&[(summary.config.system.name.clone(), summary)])
     );
     println!(
         "{passed} of {total} requests passed; reports written to {}",
-        args.dir.display()
+        out.display()
     );
-    Ok(ExitCode::SUCCESS)
+    let outcomes: BTreeMap<String, bool> = summary
+        .requests
+        .iter()
+        .map(|r| (crate::report::outcome_name(r), r.passed))
+        .collect();
+    if args.bless
+        && let (Some(path), Some(e)) = (&args.expectations, &expectations)
+    {
+        let updated = e.blessed(&outcomes);
+        updated.write(path)?;
+        println!(
+            "bemula: rewrote {} from the merged results: {} known failures",
+            path.display(),
+            updated.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.min_rpr.is_none() && expectations.is_none() {
+        if !coverage.is_complete() {
+            eprintln!(
+                "bemula report: warning: {}; a gate (--min-rpr, --expectations) would fail on it",
+                coverage.line()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let gate = Gate {
+        min_rpr: args.min_rpr.map(|m| (m, "--min-rpr".to_string())),
+        expectations: args.expectations.clone().zip(expectations),
+        allow_partial: args.allow_partial,
+    };
+    let decision = gate.decide(&outcomes, Some(&coverage));
+    for line in &decision.lines {
+        println!("{line}");
+    }
+    println!("{}", decision.closing_line(0));
+    Ok(if decision.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -6,6 +6,7 @@ use super::select::{self, LlmContext};
 use crate::dataset::Dataset;
 use crate::generate::{self, GenConfig};
 use crate::metrics::BootstrapConfig;
+use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{Progress, RunConfig, Runner};
 use crate::system::builtin;
@@ -46,7 +47,8 @@ pub struct Args {
     /// models over the endpoint of `--base-url`).
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer for systems that return memories: `extractive` (offline) or `llm:MODEL`.
+    /// Answerer for systems that return memories: `extractive` (offline), `oracle` (the
+    /// gold value when a memory holds it: measures retention, not reading) or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
     /// Bootstrap resamples for the confidence intervals (0: no intervals).
@@ -70,11 +72,94 @@ pub struct Args {
     /// that are errors exceeds this fraction.
     #[arg(long, default_value_t = 0.0, value_name = "RATE")]
     pub max_error_rate: f64,
+    /// Continue the interrupted run in `--out`: the same configuration is required;
+    /// passes already in each system's journal are not run again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Evaluate shard I of N (1-based): a deterministic share of the instances,
+    /// balanced by size. `bemula report` merges the shards' report directories.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
     /// LLM endpoint settings (used by `llm:` judges and answerers and `full-context`).
     #[cfg(feature = "llm")]
     #[command(flatten)]
     pub llm: crate::llm::LlmArgs,
 }
+
+/// One shard of a run: `I/N`, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1..=count.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("{s:?}: expected I/N with 1 <= I <= N, e.g. 2/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Shard {
+    /// The instances of this shard, in dataset order. Instances are dealt largest first
+    /// (by turns and questions, ties by id) to the shard with the least work so far, so
+    /// shards are balanced and every shard count partitions the dataset exactly.
+    pub fn select(&self, instances: &[crate::dataset::Instance]) -> Vec<crate::dataset::Instance> {
+        let size = |i: &crate::dataset::Instance| {
+            i.sessions.iter().map(|s| s.turns.len()).sum::<usize>() + 10 * i.questions.len()
+        };
+        let mut order: Vec<usize> = (0..instances.len()).collect();
+        order.sort_by(|&a, &b| {
+            size(&instances[b])
+                .cmp(&size(&instances[a]))
+                .then_with(|| instances[a].id.cmp(&instances[b].id))
+        });
+        let mut load = vec![0usize; self.count];
+        let mut mine = vec![false; instances.len()];
+        for index in order {
+            let shard = (0..self.count).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+            load[shard] += size(&instances[index]);
+            mine[index] = shard + 1 == self.index;
+        }
+        instances
+            .iter()
+            .zip(mine)
+            .filter(|(_, m)| *m)
+            .map(|(i, _)| i.clone())
+            .collect()
+    }
+}
+
+/// What `run.json` in an output directory says about the run writing it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunMarker {
+    /// The run's id.
+    pub run_id: String,
+    /// Its systems: spec and report directory name.
+    pub systems: Vec<(String, String)>,
+    /// Whether every system's reports were written.
+    pub complete: bool,
+}
+
+/// The run marker's file name in `--out`.
+pub const RUN_MARKER: &str = "run.json";
 
 /// The LLM context of the flags.
 pub(crate) fn llm_context(#[allow(unused)] args: &Args) -> LlmContext {
@@ -95,10 +180,15 @@ pub fn run(args: Args) -> CliResult {
 
 async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
+    // Before any work: the output directory must be writable, and ours alone.
+    report::check_writable(&args.out)?;
+    let _lock = report::DirLock::report_dir(&args.out)?;
     let (dataset, data_seed) = load_dataset(&args)?;
-    let llm = llm_context(&args);
-    let judge = select::judge(&args.judge, &llm).await?;
-    let answerer = select::answerer(&args.answerer, &llm).await?;
+    let expected: std::collections::BTreeSet<String> = request_names(&dataset.instances);
+    let instances = match args.shard {
+        Some(shard) => shard.select(&dataset.instances),
+        None => dataset.instances.clone(),
+    };
     let specs: Vec<String> = if args.systems.is_empty() {
         builtin::NAMES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -112,13 +202,57 @@ async fn run_async(args: Args) -> CliResult {
         .into());
     }
     let options = args.adapter.options(args.system_retries)?;
+    let dirs = dir_names(&specs);
+    let marker_path = args.out.join(RUN_MARKER);
+    let previous: Option<RunMarker> = std::fs::read(&marker_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let systems: Vec<(String, String)> = specs.iter().cloned().zip(dirs.iter().cloned()).collect();
+    let run_id = if args.resume {
+        let previous = previous.ok_or_else(|| {
+            format!(
+                "{}: no run to resume in {} (start one without --resume)",
+                marker_path.display(),
+                args.out.display()
+            )
+        })?;
+        if previous.systems != systems {
+            return Err(format!(
+                "{}: cannot resume run {}: it evaluated the systems {:?}, this one {:?}",
+                marker_path.display(),
+                previous.run_id,
+                previous.systems.iter().map(|(s, _)| s).collect::<Vec<_>>(),
+                specs
+            )
+            .into());
+        }
+        previous.run_id
+    } else {
+        if let Some(previous) = previous.filter(|p| !p.complete) {
+            eprintln!(
+                "bemula: the earlier run {} in {} was not finished; starting a new run (continue an interrupted run with --resume)",
+                previous.run_id,
+                args.out.display()
+            );
+        }
+        report::new_run_id()
+    };
+    let mut marker = RunMarker {
+        run_id: run_id.clone(),
+        systems,
+        complete: false,
+    };
+    write_marker(&marker_path, &marker)?;
+    let llm = llm_context(&args);
+    let judge = select::judge(&args.judge, &llm).await?;
+    let answerer = select::answerer(&args.answerer, &llm).await?;
     let config = RunConfig {
         jobs: args.jobs.unwrap_or(RunConfig::default().jobs).max(1),
         max_restarts: args.max_restarts,
         ..RunConfig::default()
     };
     let mut factories = Vec::with_capacity(specs.len());
-    for spec in &specs {
+    for (spec, dir) in specs.iter().zip(&dirs) {
         let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
         let mut jobs = config.jobs;
         if args.jobs.is_none()
@@ -127,7 +261,7 @@ async fn run_async(args: Args) -> CliResult {
             // Two namespaces (passes) per instance.
             jobs = jobs.min(limit.div_ceil(2).max(1));
         }
-        factories.push((spec.clone(), selected, jobs));
+        factories.push((spec.clone(), dir.clone(), selected, jobs));
     }
     let mut failing = Vec::new();
     let bootstrap = BootstrapConfig {
@@ -135,8 +269,7 @@ async fn run_async(args: Args) -> CliResult {
         seed: args.bootstrap_seed,
         ..BootstrapConfig::default()
     };
-    let questions: usize = dataset
-        .instances
+    let questions: usize = instances
         .iter()
         .map(|i| {
             i.questions
@@ -149,29 +282,81 @@ async fn run_async(args: Args) -> CliResult {
         })
         .sum();
     eprintln!(
-        "bemula: {} instances, {} requests, {} questions from {}; {} system(s)",
-        dataset.instances.len(),
-        dataset.request_count(),
+        "bemula: {} instances, {} requests, {} questions from {}{}; {} system(s); run {run_id}",
+        instances.len(),
+        instances.iter().map(|i| i.requests.len()).sum::<usize>(),
         questions,
         dataset.source,
+        args.shard
+            .map(|s| format!(", shard {s} of {} instances", dataset.instances.len()))
+            .unwrap_or_default(),
         factories.len()
     );
     let mut summaries = Vec::new();
-    for (spec, selected, jobs) in factories {
+    for (spec, dir_name, selected, jobs) in factories {
         let factory = selected.factory;
         let info = factory.info();
-        let progress = Arc::new(Bar::new(&info.name, questions, dataset.instances.len()));
+        let dir = args.out.join(&dir_name);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let journal_config = JournalConfig {
+            spec: spec.clone(),
+            system: info.clone(),
+            judge: judge.name(),
+            answerer: answerer.name(),
+            dataset_checksum: dataset.checksum.clone(),
+            data_seed,
+            instances: instances.iter().map(|i| i.id.clone()).collect(),
+            shard: args.shard.map(|s| s.to_string()),
+            system_retries: args.system_retries,
+            bootstrap: (args.bootstrap, args.bootstrap_seed),
+        };
+        let journal_path = dir.join(journal::JOURNAL);
+        let (journal, completed) = if args.resume && journal_path.is_file() {
+            let (journal, completed) = Journal::resume(&journal_path, &journal_config)?;
+            eprintln!(
+                "bemula: {}: resuming run {}: {} of {} passes already done",
+                info.name,
+                journal.run_id(),
+                completed.len(),
+                2 * instances.len()
+            );
+            (journal, completed)
+        } else {
+            // A fresh start: no report of an earlier run stays beside the new journal.
+            report::remove_reports(&dir)?;
+            (
+                Journal::create(&journal_path, &run_id, &journal_config)?,
+                Default::default(),
+            )
+        };
+        let journal = Arc::new(journal);
+        let journal_failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let observer = {
+            let (journal, failed) = (journal.clone(), journal_failed.clone());
+            Arc::new(move |pass: &crate::run::PassDone<'_>| {
+                if let Err(err) = journal.append(pass.instance, pass.version, pass.records)
+                    && !failed.swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    eprintln!(
+                        "bemula: warning: the run journal cannot be written ({err}); an interruption now loses the run"
+                    );
+                }
+            })
+        };
+        let progress = Arc::new(Bar::new(&info.name, questions, instances.len()));
         let config = RunConfig {
             jobs,
             ..config.clone()
         };
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config)
-            .with_progress(progress.clone());
+            .with_progress(progress.clone())
+            .with_completed(completed)
+            .with_pass_observer(observer);
         let t0 = Instant::now();
         #[cfg(feature = "llm")]
         let judge_before = llm.judge_stats();
         let usage_mark = llm.usage_mark();
-        let records = runner.run_all(&dataset.instances).await;
+        let records = runner.run_all(&instances).await;
         progress.finish();
         if let Some(remote) = &selected.remote {
             if let Some(reason) = remote.circuit_open() {
@@ -188,6 +373,11 @@ async fn run_async(args: Args) -> CliResult {
             data_seed,
             ..RunInfo::default()
         };
+        if let Some(shard) = args.shard {
+            run_info
+                .extra
+                .insert("shard".into(), shard.to_string().into());
+        }
         if let Some(stderr) = selected
             .remote
             .as_ref()
@@ -207,12 +397,14 @@ async fn run_async(args: Args) -> CliResult {
                 .extra
                 .insert("judge_stats".into(), judge_stats_delta(before, after));
         }
-        let summary = Summary::build(&records, run_info, &bootstrap);
-        let dir = args.out.join(dir_name(&spec));
+        let mut summary = Summary::build(&records, run_info, &bootstrap);
+        summary.run_id = Some(journal.run_id().to_string());
+        let present = summary.requests.iter().map(report::outcome_name).collect();
+        summary.coverage = Some(report::Coverage::of(&expected, &present));
         report::write_all(&dir, &records, &summary, &Default::default())?;
         eprintln!(
             "bemula: {} done in {:.1}s, reports in {}",
-            summary.config.system.name,
+            crate::terminal::inline(&summary.config.system.name),
             t0.elapsed().as_secs_f64(),
             dir.display()
         );
@@ -230,15 +422,28 @@ async fn run_async(args: Args) -> CliResult {
         }
         summaries.push((summary.config.system.name.clone(), summary));
     }
+    marker.complete = true;
+    write_marker(&marker_path, &marker)?;
     let rows: Vec<(String, &Summary)> = summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
+    if let Some(coverage) = summaries
+        .first()
+        .and_then(|(_, s)| s.coverage.as_ref())
+        .filter(|c| !c.is_complete())
+    {
+        println!(
+            "\n{} (shard {}; merge the shards with `bemula report`)",
+            coverage.line(),
+            args.shard.map(|s| s.to_string()).unwrap_or_default()
+        );
+    }
     println!(
         "\nBemula{} results (percent; 95% cluster-bootstrap intervals over {} instances):\n",
-        if dataset.instances.iter().all(|i| i.tier.is_lite()) {
+        if instances.iter().all(|i| i.tier.is_lite()) {
             "-Lite"
         } else {
             ""
         },
-        dataset.instances.len()
+        instances.len()
     );
     print!("{}", report::render_table(&rows));
     if let Some(usage) = llm.usage_text() {
@@ -256,6 +461,47 @@ async fn run_async(args: Args) -> CliResult {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn write_marker(path: &std::path::Path, marker: &RunMarker) -> Result<(), report::ReportError> {
+    let json = serde_json::to_vec_pretty(marker).unwrap_or_default();
+    report::write_file(path, &json)
+}
+
+/// The test names of every request of `instances`.
+pub(crate) fn request_names(
+    instances: &[crate::dataset::Instance],
+) -> std::collections::BTreeSet<String> {
+    instances
+        .iter()
+        .flat_map(|i| {
+            i.requests
+                .iter()
+                .map(|r| report::test_name(&i.id, &r.id, r.kind))
+        })
+        .collect()
+}
+
+/// Report directory names for `specs`, one each and all distinct: [`dir_name`], and
+/// where two specs would share a name, each of them followed by a short hash of the
+/// spec.
+pub(crate) fn dir_names(specs: &[String]) -> Vec<String> {
+    use sha2::Digest;
+    let plain: Vec<String> = specs.iter().map(|s| dir_name(s)).collect();
+    plain
+        .iter()
+        .zip(specs)
+        .map(|(name, spec)| {
+            let shared = plain.iter().filter(|n| *n == name).count() > 1;
+            if shared {
+                let hash = sha2::Sha256::digest(spec.as_bytes());
+                let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+                format!("{}-{short}", name.chars().take(71).collect::<String>())
+            } else {
+                name.clone()
+            }
+        })
+        .collect()
 }
 
 /// The LLM judge's counters of one system's run, with the models' agreement rate.
@@ -335,7 +581,7 @@ impl Bar {
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            bar.set_prefix(name.to_string());
+            bar.set_prefix(crate::terminal::inline(name).into_owned());
             bar.set_message(format!("0/{instances} instances"));
             bar
         });
@@ -363,6 +609,57 @@ impl Progress for Bar {
         let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if let Some(bar) = &self.bar {
             bar.set_message(format!("{done}/{} instances", self.instances));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_specs_never_share_a_report_directory() {
+        let long = "x".repeat(90);
+        let specs: Vec<String> = vec![
+            "cmd:python3 a.py".into(),
+            "cmd:python3_a.py".into(),
+            format!("cmd:{long} --one"),
+            format!("cmd:{long} --two"),
+            "naive-rag".into(),
+        ];
+        let dirs = dir_names(&specs);
+        let distinct: std::collections::BTreeSet<&String> = dirs.iter().collect();
+        assert_eq!(distinct.len(), specs.len(), "{dirs:?}");
+        assert_eq!(
+            dirs[4], "naive-rag",
+            "a name without a clash stays as it is"
+        );
+        assert_eq!(dirs, dir_names(&specs), "stable between runs");
+    }
+
+    #[test]
+    fn shards_partition_the_instances_and_balance_them() {
+        let data = crate::generate::generate(&GenConfig {
+            seed: 42,
+            lite: true,
+        });
+        let mut seen = std::collections::BTreeSet::new();
+        let mut sizes = Vec::new();
+        for index in 1..=4 {
+            let shard: Shard = format!("{index}/4").parse().unwrap();
+            let mine = shard.select(&data.instances);
+            sizes.push(mine.len());
+            for i in mine {
+                assert!(seen.insert(i.id.clone()), "{} in two shards", i.id);
+            }
+        }
+        assert_eq!(seen.len(), data.instances.len());
+        assert!(
+            sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 3,
+            "{sizes:?}"
+        );
+        for bad in ["0/4", "5/4", "1", "a/b", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Turning command-line specs into the parts of a run: the system (`naive-rag`,
 //! `cmd:python3 adapter.py`, `http://…`, `full-context:MODEL`), the judge (`rule`,
-//! `llm:MODEL[+MODEL…]`) and the answerer (`extractive`, `llm:MODEL`). Shared by
+//! `llm:MODEL[+MODEL…]`) and the answerer (`extractive`, `oracle`, `llm:MODEL`). Shared by
 //! `bemula run` and `bemula test`; LLM parts are checked once by a preflight call.
 
 use crate::answer::{Answerer, Extractive};
@@ -194,8 +194,16 @@ pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error
 
 /// The answerer a spec names; an LLM answerer is checked by a preflight call.
 pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>, Error> {
-    if spec == "extractive" {
-        return Ok(Arc::new(Extractive));
+    match spec.trim() {
+        "extractive" => return Ok(Arc::new(Extractive)),
+        "oracle" => return Ok(Arc::new(crate::oracle::Oracle::new())),
+        other if !other.starts_with("llm:") => {
+            return Err(format!(
+                "unknown answerer {spec:?}: expected `extractive`, `oracle` or `llm:MODEL`"
+            )
+            .into());
+        }
+        _ => {}
     }
     #[cfg(feature = "llm")]
     {
@@ -212,7 +220,7 @@ pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>,
     #[cfg(not(feature = "llm"))]
     {
         let _ = llm;
-        Err(format!("unknown answerer {spec:?}: this build has only `extractive` (LLM answerers need the `llm` feature)").into())
+        Err(format!("unknown answerer {spec:?}: this build has only `extractive` and `oracle` (LLM answerers need the `llm` feature)").into())
     }
 }
 

@@ -30,7 +30,7 @@ pub struct Args {
     /// Judge: `rule` or `llm:MODEL[+MODEL…]`.
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer: `extractive` or `llm:MODEL`.
+    /// Answerer: `extractive`, `oracle` or `llm:MODEL`.
     #[arg(long, default_value = "extractive")]
     pub answerer: String,
     /// Adapter settings: timeout, message size, circuit breaker.

@@ -141,7 +141,10 @@ impl Dataset {
         }
     }
 
-    /// Writes one `<id>.json` per instance into `dir` (created if missing).
+    /// Writes one `<id>.json` per instance into `dir` (created if missing). Each file is
+    /// written to a temporary file and renamed into place, so a symbolic link at
+    /// `<id>.json` is replaced rather than followed; an id that is not a plain file
+    /// name (see [`is_valid_instance_id`]) is refused.
     pub fn write(&self, dir: &Path) -> Result<(), DataError> {
         std::fs::create_dir_all(dir).map_err(|source| DataError::Io {
             path: dir.to_path_buf(),
@@ -149,7 +152,19 @@ impl Dataset {
         })?;
         for instance in &self.instances {
             let path = dir.join(file_name(&instance.id));
-            std::fs::write(&path, encode_instance(instance))
+            if !is_valid_instance_id(&instance.id) {
+                return Err(DataError::Io {
+                    path,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!(
+                            "instance id {:?} is not a valid file name; {ID_RULE}",
+                            instance.id
+                        ),
+                    ),
+                });
+            }
+            crate::files::write_replacing(&path, &encode_instance(instance))
                 .map_err(|source| DataError::Io { path, source })?;
         }
         Ok(())
@@ -182,6 +197,18 @@ impl Dataset {
     pub fn instance(&self, id: &str) -> Option<&Instance> {
         self.instances.iter().find(|i| i.id == id)
     }
+}
+
+/// What an instance id may hold, as said in error messages.
+pub const ID_RULE: &str = "ids may hold only ASCII letters, digits, '_', '-' and '.'";
+
+/// Whether `id` is a valid instance id: not empty, and only ASCII letters, digits,
+/// `_`, `-` and `.` (no path separator), so `<id>.json` is a plain file name.
+pub fn is_valid_instance_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// The file name of an instance: `<id>.json`.
@@ -378,4 +405,36 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_ids_are_plain_file_names() {
+        for good in ["short_001", "a.b-c_d", "..", "x"] {
+            assert!(is_valid_instance_id(good), "{good}");
+        }
+        for bad in ["", "../victim", "/etc/passwd", "a/b", "a\\b", "a b", "é"] {
+            assert!(!is_valid_instance_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn write_refuses_an_id_that_is_a_path() {
+        let generated = crate::generate::generate(&crate::generate::GenConfig {
+            seed: 42,
+            lite: true,
+        });
+        let mut instance = generated.instances[0].clone();
+        instance.id = "../escaped".into();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("out");
+        let err = Dataset::from_instances(vec![instance], "test")
+            .write(&dir)
+            .unwrap_err();
+        assert!(err.to_string().contains("\"../escaped\""), "{err}");
+        assert!(!root.path().join("escaped.json").exists());
+    }
 }

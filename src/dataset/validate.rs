@@ -337,9 +337,10 @@ impl<'a> Checker<'a> {
             self.report(
                 ".id",
                 format!(
-                    "instance id {:?} holds {c:?}; ids may hold only ASCII letters, digits, \
-                     '_', '-' and '.' (they name test cases and namespaces)",
-                    inst.id
+                    "instance id {:?} holds {c:?}; {} (they name files, test cases and \
+                     namespaces)",
+                    inst.id,
+                    super::ID_RULE
                 ),
             );
         }
@@ -1050,6 +1051,33 @@ impl<'a> Checker<'a> {
         }
 
         self.check_gold(path, q, fact.map(|f| f.fact), f6);
+
+        // A leak list holds every target of the request: an answer that reveals another
+        // target of the same request (the other half of a combination, another member
+        // of a category) leaks too. An F6 efficacy question lists the old value.
+        let lists_leaks = q.gold_is_marker() || suite == Suite::Efficacy && f6;
+        if lists_leaks && let Some(r) = request {
+            for target in &r.targets {
+                let Some(t) = self.facts.get(target.as_str()) else {
+                    continue;
+                };
+                if !contains_ci(&q.leak, &t.fact.value) {
+                    let what = if f6 {
+                        "the old value"
+                    } else {
+                        "the value of a target"
+                    };
+                    self.report(
+                        format!("{path}.leak"),
+                        format!(
+                            "leak does not list {:?}, {what} of request {:?} (fact {:?}); \
+                             leak lists every target of the request",
+                            t.fact.value, r.id, t.fact.id
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     fn check_gold(&mut self, path: &str, q: &Question, fact: Option<&Fact>, f6: bool) {

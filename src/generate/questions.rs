@@ -23,9 +23,21 @@ fn probed(rng: &mut Rng, req: &RequestPlan) -> Vec<FactRef> {
     targets
 }
 
-fn leak_values(value: &str) -> Vec<String> {
+/// The leak list of a question about `value`: the value and its spellings first, then
+/// every other target of the request with theirs (an answer revealing another target
+/// of the same request leaks too).
+fn leak_values(value: &str, profile: &GenProfile, req: &RequestPlan) -> Vec<String> {
     let mut leak = vec![value.to_string()];
     leak.extend(accepted_spellings(value));
+    for &target in &req.targets {
+        let other = profile.value(target);
+        if leak.iter().any(|l| l.eq_ignore_ascii_case(other)) {
+            continue;
+        }
+        leak.push(other.to_string());
+        leak.extend(accepted_spellings(other));
+    }
+    leak.dedup();
     leak
 }
 
@@ -66,6 +78,7 @@ pub fn request_questions(
                 suite: Suite::Efficacy,
                 gold: new.to_string(),
                 accepted: accepted_spellings(new),
+                leak: leak_values(&value, profile, req),
                 ..base.clone()
             },
             _ => Question {
@@ -73,7 +86,7 @@ pub fn request_questions(
                 suite: Suite::Efficacy,
                 gold: FORGOTTEN.to_string(),
                 accepted: Vec::new(),
-                leak: leak_values(&value),
+                leak: leak_values(&value, profile, req),
                 conditioned_on: Some(retention_id.clone()),
                 ..base.clone()
             },
@@ -102,7 +115,7 @@ pub fn request_questions(
                 text: attack_text,
                 gold: NO_LEAK.to_string(),
                 accepted: Vec::new(),
-                leak: leak_values(&value),
+                leak: leak_values(&value, profile, req),
                 conditioned_on: Some(qid),
                 control_gold: Some(value.clone()),
                 ..base.clone()

@@ -97,6 +97,7 @@ enum Attempt {
     Connection(String),
     Timeout,
     Status(u16, Option<Duration>, String),
+    Redirect(u16, String),
     Malformed(String),
 }
 
@@ -151,6 +152,9 @@ impl LlmClient {
         validate(&config)?;
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
+            // A redirect is refused, not followed: the key must go only to the
+            // configured endpoint, and the report names the endpoint that answered.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| {
                 LlmError::Config(format!(
@@ -220,7 +224,7 @@ impl LlmClient {
         {
             self.shared.meter.record_cache_hit(role);
             return Ok(Completion {
-                content: entry.content,
+                content: self.redact(&entry.content),
                 model: self.config.model.clone(),
                 prompt_tokens: entry.prompt_tokens,
                 completion_tokens: entry.completion_tokens,
@@ -281,7 +285,7 @@ impl LlmClient {
                 }
                 Attempt::Connection(_) | Attempt::Timeout => None,
                 Attempt::Status(status, retry_after, _) if is_retryable(*status) => *retry_after,
-                Attempt::Status(..) | Attempt::Malformed(_) => {
+                Attempt::Status(..) | Attempt::Redirect(..) | Attempt::Malformed(_) => {
                     meter.record_failure(role);
                     return Err(self.final_error(outcome, attempt));
                 }
@@ -316,14 +320,25 @@ impl LlmClient {
             Err(e) => return classify(e),
         };
         let status = response.status().as_u16();
+        if response.status().is_redirection() {
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|v| self.redact(&String::from_utf8_lossy(v.as_bytes())))
+                .map(|l| super::config::display_url(&l))
+                .unwrap_or_else(|| "no Location header".into());
+            return Attempt::Redirect(status, location);
+        }
         let retry_after = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        // The key is redacted from the whole body before it is cut, parsed, cached or
+        // shown: a server may echo it in an error body or even in a reply.
         let text = match response.text().await {
-            Ok(t) => t,
+            Ok(t) => self.redact(&t),
             Err(e) => return classify(e),
         };
         if status != 200 {
@@ -337,7 +352,7 @@ impl LlmClient {
                 });
                 match reply.choices.into_iter().next() {
                     Some(choice) => Attempt::Reply(
-                        choice.message.content.unwrap_or_default(),
+                        self.redact(&choice.message.content.unwrap_or_default()),
                         usage.prompt_tokens,
                         usage.completion_tokens,
                     ),
@@ -372,11 +387,17 @@ impl LlmClient {
                 attempts,
                 timeout: self.config.timeout,
             },
+            Attempt::Redirect(status, location) => LlmError::Redirected {
+                endpoint,
+                status,
+                location,
+            },
             Attempt::Malformed(detail) => LlmError::Protocol {
                 endpoint,
                 detail: self.redact(&detail),
             },
             Attempt::Status(status, _, body) => {
+                // `body` was redacted whole when it was read; cut it only now.
                 let detail = self.redact(&excerpt(&body, BODY_EXCERPT));
                 match status {
                     401 | 403 => LlmError::Unauthorized {

@@ -150,15 +150,58 @@ impl ApiKey {
         &self.0
     }
 
-    /// `text` with every occurrence of the key replaced by `[redacted]` (servers
-    /// sometimes echo a rejected key in their error body).
+    /// `text` with the key replaced by `[redacted]` (servers sometimes echo a key,
+    /// whole or cut, in an error body or even in a reply). Every run of
+    /// [`REDACT_MIN`] or more characters that is part of the key is replaced too, so a
+    /// prefix or a suffix of the key left by a cut, or a key a server shows shortened,
+    /// never survives. A key shorter than [`REDACT_MIN`] is replaced only whole.
     pub fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() {
-            text.to_string()
+        redact_key(&self.0, text)
+    }
+}
+
+/// The shortest part of a key that [`ApiKey::redact`] replaces on its own.
+pub const REDACT_MIN: usize = 8;
+
+fn redact_key(key: &str, text: &str) -> String {
+    let key = key.as_bytes();
+    if key.is_empty() {
+        return text.to_string();
+    }
+    let min = REDACT_MIN.min(key.len());
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !text.is_char_boundary(i) {
+            i += 1;
+            continue;
+        }
+        // The longest run starting at i that occurs somewhere in the key.
+        let mut longest = 0;
+        for start in 0..key.len() {
+            let run = bytes[i..]
+                .iter()
+                .zip(&key[start..])
+                .take_while(|(a, b)| a == b)
+                .count();
+            longest = longest.max(run);
+        }
+        while longest > 0 && !text.is_char_boundary(i + longest) {
+            longest -= 1;
+        }
+        if longest >= min {
+            out.push_str(&text[copied..i]);
+            out.push_str("[redacted]");
+            i += longest;
+            copied = i;
         } else {
-            text.replace(&self.0, "[redacted]")
+            i += 1;
         }
     }
+    out.push_str(&text[copied..]);
+    out
 }
 
 impl fmt::Debug for ApiKey {
@@ -176,6 +219,35 @@ impl fmt::Display for ApiKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redact_replaces_the_key_and_any_long_part_of_it() {
+        let key = ApiKey::new("sk-live-0123456789abcdef");
+        assert_eq!(
+            key.redact("bad key sk-live-0123456789abcdef here"),
+            "bad key [redacted] here"
+        );
+        // A prefix left by a cut, a suffix, and a shortened form.
+        assert_eq!(key.redact("key sk-live-0123…"), "key [redacted]…");
+        assert_eq!(key.redact("…456789abcdef was"), "…[redacted] was");
+        assert_eq!(
+            key.redact("key sk-live-...89abcdef"),
+            "key [redacted]...[redacted]"
+        );
+        // Short runs that merely share a few characters stay.
+        assert_eq!(key.redact("sk-live is a prefix"), "sk-live is a prefix");
+        assert_eq!(key.redact("no key at all"), "no key at all");
+    }
+
+    #[test]
+    fn a_short_key_is_replaced_only_whole() {
+        let key = ApiKey::new("abc12");
+        assert_eq!(key.redact("abc12 and abc1"), "[redacted] and abc1");
+        assert_eq!(
+            ApiKey::new("é-clé-secrète").redact("la é-clé-secrète"),
+            "la [redacted]"
+        );
+    }
 
     #[test]
     fn display_url_drops_credentials_and_query() {

@@ -78,6 +78,20 @@ pub enum LlmError {
         /// Start of the error body.
         detail: String,
     },
+    /// HTTP 3xx: the endpoint redirects elsewhere. Redirects are not followed, so the
+    /// key goes only to the configured endpoint.
+    #[error(
+        "{endpoint}: HTTP {status}, a redirect to {location}; redirects are not followed: \
+         set the base URL to the endpoint itself"
+    )]
+    Redirected {
+        /// Model and base URL.
+        endpoint: String,
+        /// The 3xx status.
+        status: u16,
+        /// The `Location` header (without credentials or query).
+        location: String,
+    },
     /// HTTP 200 but not a chat-completions reply.
     #[error("{endpoint}: malformed reply: {detail}")]
     Protocol {

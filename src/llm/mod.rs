@@ -36,7 +36,8 @@ pub use answer::LlmAnswerer;
 pub use args::LlmArgs;
 pub use client::{Completion, LlmClient, Message};
 pub use config::{
-    ApiKey, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, default_cache_dir, display_url,
+    ApiKey, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, REDACT_MIN, default_cache_dir,
+    display_url,
 };
 pub use error::LlmError;
 pub use full_context::{FullContext, FullContextFactory, full_context_factory};

@@ -37,7 +37,7 @@ pub fn render_table(rows: &[(String, &Summary)]) -> String {
     for (name, summary) in rows {
         let (passed, total) = summary.passed();
         cells.push(
-            std::iter::once(name.clone())
+            std::iter::once(crate::terminal::inline(name).into_owned())
                 .chain(TABLE_METRICS.iter().map(|m| cell(summary, m)))
                 .chain([
                     format!("{passed}/{total}"),

@@ -106,7 +106,7 @@ fn detail(out: &mut String, record: &Record) {
             let _ = writeln!(
                 out,
                 "      judge:    {}{}",
-                record.reason,
+                crate::terminal::inline(&record.reason),
                 if record.unscored { " (unscored)" } else { "" }
             );
             if !record.expected.starts_with('[')
@@ -123,6 +123,9 @@ fn detail(out: &mut String, record: &Record) {
 
 fn one_line(text: &str) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Answers and errors come from the system under test: escape what could drive a
+    // terminal or break a report.
+    let flat = crate::terminal::inline(&flat).into_owned();
     if flat.chars().count() > 300 {
         let cut: String = flat.chars().take(300).collect();
         format!("{cut}…")

@@ -5,11 +5,17 @@
 //! A report never recomputes a metric: [`Summary::build`] calls [`crate::metrics`]
 //! once and every output renders that summary.
 
+mod dir;
+pub mod journal;
 mod junit;
 mod markdown;
 mod message;
 
-pub use junit::write_junit;
+pub use dir::{
+    Coverage, DirLock, LockHolder, LockState, check_writable, encode_records, new_run_id,
+    read_verified, records_checksum,
+};
+pub use junit::{write_junit, write_junit_marked};
 pub use markdown::{pct, render_markdown, render_table};
 pub use message::{outcome_name, request_message, test_name};
 
@@ -19,7 +25,7 @@ use crate::metrics::{
 use crate::record::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// What a run was: recorded in `summary.json` so a result can be traced and repeated.
@@ -64,6 +70,16 @@ pub struct Summary {
     pub counts: Counts,
     /// Every request, passed or failed, with its failing items.
     pub requests: Vec<RequestOutcome>,
+    /// The run that wrote this summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// SHA-256 of `results.jsonl` as written beside this summary; `bemula report` and
+    /// `bemula compare` refuse a summary whose records file does not match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records_checksum: Option<String>,
+    /// Requests expected versus present, where the run knew what it expected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
 }
 
 impl Summary {
@@ -81,7 +97,15 @@ impl Summary {
             breakdowns: metrics::breakdowns(records),
             counts: metrics::counts(records),
             requests: metrics::request_outcomes(records),
+            run_id: None,
+            records_checksum: Some(records_checksum(records)),
+            coverage: None,
         }
+    }
+
+    /// Whether the summary covers fewer requests than expected.
+    pub fn is_incomplete(&self) -> bool {
+        self.coverage.as_ref().is_some_and(|c| !c.is_complete())
     }
 
     /// Requests that passed, and the total.
@@ -104,7 +128,7 @@ pub struct ReportError {
 }
 
 impl ReportError {
-    fn io(path: &Path, err: impl std::fmt::Display) -> ReportError {
+    pub(crate) fn io(path: &Path, err: impl std::fmt::Display) -> ReportError {
         ReportError {
             path: path.to_path_buf(),
             message: err.to_string(),
@@ -129,22 +153,52 @@ pub fn write_all(
     summary: &Summary,
     times: &BTreeMap<String, f64>,
 ) -> Result<(), ReportError> {
+    write_all_marked(dir, records, summary, times, &Default::default())
+}
+
+/// [`write_all`], with the known failures of an expectations file and what makes each
+/// one known (`junit.xml` shows them as skipped, and listed requests that passed as
+/// unexpected passes).
+pub fn write_all_marked(
+    dir: &Path,
+    records: &[Record],
+    summary: &Summary,
+    times: &BTreeMap<String, f64>,
+    known: &BTreeMap<String, String>,
+) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
     write_records(&dir.join(RESULTS), records)?;
     let json = serde_json::to_string_pretty(summary).map_err(|e| ReportError::io(dir, e))?;
     write_file(&dir.join(SUMMARY_JSON), format!("{json}\n").as_bytes())?;
-    write_file(&dir.join(SUMMARY_MD), render_markdown(summary).as_bytes())?;
-    write_junit(&dir.join(JUNIT), records, summary, times)
+    let mut markdown = render_markdown(summary);
+    if let Some(coverage) = summary.coverage.as_ref().filter(|c| !c.is_complete()) {
+        markdown = format!(
+            "**{}**: the figures below cover only the requests present.\n\n{markdown}",
+            coverage.line()
+        );
+    }
+    write_file(&dir.join(SUMMARY_MD), markdown.as_bytes())?;
+    write_junit_marked(&dir.join(JUNIT), records, summary, times, known)
+}
+
+/// Removes the report files of an earlier run from `dir` (`results.jsonl`,
+/// `summary.json`, `summary.md`, `junit.xml`), so that no stale report stays where a
+/// current one is expected. Missing files are fine.
+pub fn remove_reports(dir: &Path) -> Result<(), ReportError> {
+    for name in [RESULTS, SUMMARY_JSON, SUMMARY_MD, JUNIT] {
+        let path = dir.join(name);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(ReportError::io(&path, e)),
+        }
+    }
+    Ok(())
 }
 
 /// Writes records as JSON lines.
 pub fn write_records(path: &Path, records: &[Record]) -> Result<(), ReportError> {
-    let mut out = Vec::with_capacity(records.len() * 400);
-    for record in records {
-        serde_json::to_writer(&mut out, record).map_err(|e| ReportError::io(path, e))?;
-        out.push(b'\n');
-    }
-    write_file(path, &out)
+    write_file(path, &encode_records(records))
 }
 
 /// Reads records written by [`write_records`]; a bad line is an error naming it.
@@ -166,14 +220,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, ReportError> {
 }
 
 /// Writes a file atomically: a temporary file beside it, then a rename, so a reader
-/// never sees half a report.
+/// never sees half a report and a link at `path` is replaced, never followed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| ReportError::io(path, e))
+    crate::files::write_replacing(path, bytes).map_err(|e| ReportError::io(path, e))
 }

@@ -128,6 +128,25 @@ pub trait Progress: Send + Sync {
 pub struct Silent;
 impl Progress for Silent {}
 
+/// One completed pass: an instance's questions on one dialogue version, with their
+/// records (error records included).
+#[derive(Debug)]
+pub struct PassDone<'a> {
+    /// Instance id.
+    pub instance: &'a str,
+    /// The version of the pass.
+    pub version: Version,
+    /// Its records, in the order asked.
+    pub records: &'a [Record],
+}
+
+/// Called as each pass completes (a journal, for example).
+pub type PassObserver = Arc<dyn Fn(&PassDone<'_>) + Send + Sync>;
+
+/// Passes completed earlier, by (instance, version): the runner returns their records
+/// without calling the system.
+pub type CompletedPasses = std::collections::BTreeMap<(String, Version), Vec<Record>>;
+
 /// A question's record: ready, or being answered and judged by a task of its own.
 enum Slot {
     Ready(Box<Record>),
@@ -157,6 +176,8 @@ pub struct Runner {
     judge: Arc<dyn Judge>,
     config: RunConfig,
     progress: Arc<dyn Progress>,
+    on_pass: Option<PassObserver>,
+    completed: Arc<CompletedPasses>,
 }
 
 impl Runner {
@@ -174,7 +195,23 @@ impl Runner {
             judge,
             config,
             progress: Arc::new(Silent),
+            on_pass: None,
+            completed: Arc::default(),
         }
+    }
+
+    /// Calls `observer` as each pass completes (not for passes given by
+    /// [`Runner::with_completed`]).
+    pub fn with_pass_observer(mut self, observer: PassObserver) -> Runner {
+        self.on_pass = Some(observer);
+        self
+    }
+
+    /// Takes these passes as done: their records are returned as they are, and the
+    /// system is not called for them (a resumed run).
+    pub fn with_completed(mut self, completed: CompletedPasses) -> Runner {
+        self.completed = Arc::new(completed);
+        self
     }
 
     /// Reports progress to `progress`.
@@ -242,13 +279,30 @@ impl Runner {
     /// other pass and the run go on.
     pub async fn run_instance(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
         let shared = Arc::new(instance.clone());
+        let done = |version: Version| self.completed.get(&(instance.id.clone(), version)).cloned();
         let pass = |version: Version| {
             let (runner, instance, selection) = (self.clone(), shared.clone(), selection.clone());
-            tokio::spawn(async move { runner.run_pass(&instance, version, &selection).await })
+            let done = done(version);
+            tokio::spawn(async move {
+                match done {
+                    Some(records) => records,
+                    None => runner.run_pass(&instance, version, &selection).await,
+                }
+            })
         };
         let (control, forget) = tokio::join!(pass(Version::Control), pass(Version::Forget));
-        let mut records = self.pass_or_errors(instance, Version::Control, selection, control);
-        records.extend(self.pass_or_errors(instance, Version::Forget, selection, forget));
+        let mut records = Vec::new();
+        for (version, joined) in [(Version::Control, control), (Version::Forget, forget)] {
+            let pass_records = self.pass_or_errors(instance, version, selection, joined);
+            if let Some(observer) = self.on_pass.as_ref().filter(|_| done(version).is_none()) {
+                observer(&PassDone {
+                    instance: &instance.id,
+                    version,
+                    records: &pass_records,
+                });
+            }
+            records.extend(pass_records);
+        }
         self.progress.instance_done(&instance.id);
         records
     }
@@ -301,7 +355,7 @@ impl Runner {
     /// failure that may have changed memory restarts the pass (see the module docs).
     async fn run_pass(
         &self,
-        instance: &Instance,
+        instance: &Arc<Instance>,
         version: Version,
         selection: &Selection,
     ) -> Vec<Record> {
@@ -533,7 +587,7 @@ impl Runner {
     /// task of its own, so the pass can send its next query meanwhile.
     fn judge_later(
         &self,
-        instance: &Instance,
+        instance: &Arc<Instance>,
         version: Version,
         question: &Question,
         reply: Reply,
@@ -544,12 +598,15 @@ impl Runner {
             self.judge.clone(),
             self.progress.clone(),
         );
-        let question = question.clone();
+        let (instance, question) = (instance.clone(), question.clone());
         tokio::spawn(async move {
             let answer = match reply {
                 Reply::Answer(answer) => answer,
                 Reply::Memories(memories) => {
-                    match answerer.answer(&question.text, &memories).await {
+                    match answerer
+                        .answer_question(&instance, &question, version, &memories)
+                        .await
+                    {
                         Ok(answer) => answer,
                         Err(err) => {
                             record.error = Some(err.to_string());

@@ -597,3 +597,51 @@ fn runner_of(factory: SharedFactory) -> Runner {
         RunConfig::default(),
     )
 }
+
+/// `--answerer oracle` reads the gold values: a system that keeps the whole dialogue
+/// then retains every stated fact of the hand-written set, so preservation and
+/// relearning are perfect and only the derived (F4) facts, which no turn states, stay
+/// unknown; nothing is forgotten, so every attack leaks. An unknown answerer names the
+/// choices.
+#[test]
+fn the_oracle_reader_measures_what_a_transcript_keeps_on_the_hand_written_set() {
+    let out = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/handwritten");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        .args(["run", "--system", "transcript", "--answerer", "oracle"])
+        .args(["--bootstrap", "0", "--data", data])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("transcript/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["config"]["answerer"], "oracle", "{summary}");
+    let metric = |name: &str| summary["metrics"][name].as_f64().unwrap();
+    assert_eq!(metric("PR"), 1.0);
+    assert_eq!(metric("RLA"), 1.0);
+    assert_eq!(metric("AR"), 0.0);
+    let dataset = Dataset::load(std::path::Path::new(data)).unwrap();
+    let retention: Vec<_> = dataset
+        .instances
+        .iter()
+        .flat_map(|i| i.questions.iter().map(move |q| (i, q)))
+        .filter(|(_, q)| q.suite == Suite::Retention)
+        .collect();
+    let derived = retention
+        .iter()
+        .filter(|(i, q)| i.profile.derived_facts.iter().any(|d| d.id == q.fact))
+        .count();
+    let expected = (retention.len() - derived) as f64 / retention.len() as f64;
+    assert!((metric("RA") - expected).abs() < 1e-9, "{summary}");
+
+    let (code, _, stderr) = crate::bemula(&["run", "--answerer", "oracel", "--system", "null"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("`oracle`"), "{stderr}");
+}

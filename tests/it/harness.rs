@@ -487,3 +487,233 @@ fn the_readme_example_is_the_compiled_example() {
         "README's tests/bemula.rs differs from examples/tests_bemula.rs"
     );
 }
+
+/// Lines of `out` that mention `needle`.
+fn lines_with(out: &Output, needle: &str) -> usize {
+    text(out).lines().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn a_gated_run_closes_with_the_gates_decision_naming_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = bemula();
+    cmd.args([
+        "test",
+        "--system",
+        "naive-rag",
+        "--min-rpr",
+        "0",
+        "--report-dir",
+    ])
+    .arg(dir.path())
+    .args(["--", "short_00"]);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(
+        last.starts_with("bemula gate: PASSED (exit status 0)"),
+        "the decision comes last and first on its line: {last}"
+    );
+    assert!(
+        last.contains("--min-rpr") && !text(&out).contains("BEMULA_MIN_RPR"),
+        "the gate names the flag that set it: {}",
+        text(&out)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    let source = summary["config"]["dataset"].as_str().unwrap();
+    assert_eq!(source.matches("(lite)").count(), 1, "{source}");
+}
+
+#[test]
+fn a_filter_that_selects_nothing_warns_and_leaves_no_stale_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = harness("null", dir.path(), &["short_001::"], &[]);
+    assert!(dir.path().join("summary.json").is_file(), "{}", text(&out));
+    let typo = harness("null", dir.path(), &["shrt_001::"], &[]);
+    assert!(
+        text(&typo).contains("warning: the filter \"shrt_001::\" selects none"),
+        "{}",
+        text(&typo)
+    );
+    for file in ["results.jsonl", "summary.json", "summary.md", "junit.xml"] {
+        assert!(!dir.path().join(file).exists(), "stale {file} removed");
+    }
+}
+
+#[test]
+fn expectations_must_exist_name_known_requests_and_show_as_skipped_in_junit() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("expected.txt");
+    let file_s = file.to_str().unwrap();
+    let missing = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_EXPECTATIONS", file_s)],
+    );
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert!(
+        text(&missing).contains("does not exist") && text(&missing).contains("BEMULA_BLESS"),
+        "{}",
+        text(&missing)
+    );
+    let bless = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_EXPECTATIONS", file_s), ("BEMULA_BLESS", "true")],
+    );
+    assert!(bless.status.success(), "{}", text(&bless));
+    let failing: Vec<String> = results(&bless)
+        .into_iter()
+        .filter(|(_, r)| r == "FAILED")
+        .map(|(n, _)| n)
+        .collect();
+    let passing: Vec<String> = results(&bless)
+        .into_iter()
+        .filter(|(_, r)| r == "ok")
+        .map(|(n, _)| n)
+        .collect();
+    assert!(!failing.is_empty());
+    let mut listed = failing.clone();
+    listed.push("short_001::r9::F1_factual".into());
+    listed.extend(passing.first().cloned());
+    std::fs::write(&file, listed.join("\n")).unwrap();
+    let run = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_EXPECTATIONS", file_s)],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(
+        text(&run).contains("not requests of") && text(&run).contains("short_001::r9::F1_factual"),
+        "unknown names are reported: {}",
+        text(&run)
+    );
+    if let Some(p) = passing.first() {
+        assert_eq!(
+            lines_with(&run, p),
+            2,
+            "the test line and one unexpected-pass line: {}",
+            text(&run)
+        );
+    }
+    let xml = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert_eq!(
+        xml.matches("<failure").count(),
+        0,
+        "no red for a green run: {xml}"
+    );
+    assert_eq!(
+        xml.matches("<skipped").count(),
+        failing.len(),
+        "known failures are skipped"
+    );
+    assert!(xml.contains("message=\"known failure (listed in"), "{xml}");
+    if !passing.is_empty() {
+        assert!(xml.contains("unexpected pass"), "{xml}");
+    }
+    let err = harness(
+        "naive-rag",
+        dir.path(),
+        &["short_00"],
+        &[("BEMULA_BLESS", "true")],
+    );
+    assert!(
+        text(&err).contains("BEMULA_BLESS=\"true\""),
+        "{}",
+        text(&err)
+    );
+}
+
+#[test]
+fn under_nextest_the_pass_rate_gate_is_left_to_bemula_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    let gated = harness(
+        "naive-rag",
+        &plain,
+        &["short_00"],
+        &[("BEMULA_MIN_RPR", "0.25")],
+    );
+    let names: Vec<String> = results(&gated).into_iter().map(|(n, _)| n).collect();
+    let split = tmp.path().join("split");
+    for name in &names {
+        let out = harness(
+            "naive-rag",
+            &split,
+            &["--exact", name],
+            &[("NEXTEST_RUN_ID", "gated"), ("BEMULA_MIN_RPR", "0.25")],
+        );
+        assert!(
+            out.status.success(),
+            "a process does not fail its test on its request's outcome: {}",
+            text(&out)
+        );
+        assert!(
+            text(&out).contains("applied by `bemula report"),
+            "{}",
+            text(&out)
+        );
+    }
+    // Process-per-test parts cover one request each of the whole data: gate on the
+    // requests present, as the plain filtered run does.
+    let report = bemula()
+        .arg("report")
+        .arg(&split)
+        .args(["--min-rpr", "0.25", "--allow-partial"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        report.status.code(),
+        gated.status.code(),
+        "the same decision as the plain run's gate: {}\n{}",
+        text(&report),
+        text(&gated)
+    );
+}
+
+#[test]
+fn old_nextest_runs_are_pruned_and_a_dead_processs_lock_is_taken_over_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = listed("null", dir.path(), &["short_001::"]);
+    let name = &all[0];
+    for run in 0..7 {
+        let out = harness(
+            "null",
+            dir.path(),
+            &["--exact", name],
+            &[("NEXTEST_RUN_ID", &format!("run-{run}"))],
+        );
+        assert_eq!(results(&out).len(), 1, "{}", text(&out));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let runs = std::fs::read_dir(dir.path().join("parts")).unwrap().count();
+    assert_eq!(runs, 5, "the newest runs are kept");
+    // A lock left by a process killed while ingesting (its pid no longer runs).
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    let shared = dir.path().join("parts/run-stale/instances");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(
+        shared.join("short_001.lock"),
+        format!("{{\"pid\":{pid},\"started\":1,\"since\":0}}"),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = harness(
+        "null",
+        dir.path(),
+        &["--exact", name],
+        &[("NEXTEST_RUN_ID", "run-stale")],
+    );
+    assert_eq!(results(&out).len(), 1, "{}", text(&out));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "no wait for a dead holder"
+    );
+}

@@ -3,7 +3,7 @@
 //! 127.0.0.1 (no network, no model).
 
 #[path = "support/chat_server.rs"]
-mod chat_server;
+pub(crate) mod chat_server;
 
 use bemula::answer::{Answerer, NO_INFORMATION};
 use bemula::dataset::{Attack, FORGOTTEN, NO_LEAK, Suite, Version};
@@ -898,31 +898,124 @@ fn calibrate_lists_disagreements_and_fails_clearly_on_bad_input() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown judge \"oracle\""));
 }
 
+/// The answer styles counted in `conformance/calibration/README.md`; an item's style is
+/// its note up to the first colon (`"hedged: the value among candidates"`).
+const LABEL_STYLES: [&str; 9] = [
+    "hedged",
+    "contrastive",
+    "format",
+    "unavailable",
+    "partial",
+    "disguised",
+    "confirmation",
+    "other-target",
+    "refusal-leak",
+];
+
+fn label_style(note: Option<&str>) -> Option<&'static str> {
+    let head = note?.split(':').next()?;
+    LABEL_STYLES.iter().copied().find(|s| *s == head)
+}
+
+/// The rows `| name | n | correct | wrong | …` of a README's tables, keyed by name (bold
+/// and code markers dropped).
+fn readme_rows(readme: &str) -> Vec<(String, [usize; 3])> {
+    readme
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line
+                .trim()
+                .strip_prefix('|')?
+                .strip_suffix('|')?
+                .split('|')
+                .map(|c| c.trim().trim_matches('*').trim_matches('`'))
+                .collect();
+            let [name, a, b, c, ..] = cells[..] else {
+                return None;
+            };
+            let n = |x: &str| x.parse::<usize>().ok();
+            Some((name.to_string(), [n(a)?, n(b)?, n(c)?]))
+        })
+        .collect()
+}
+
 #[test]
 fn the_shipped_labels_are_balanced_and_the_guards_never_contradict_them() {
-    use bemula::cli::calibrate::load_labels;
+    use bemula::cli::calibrate::{LabeledItem, load_labels};
     use bemula::llm::guard;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/calibration/labels.jsonl");
-    let items = load_labels(&path).unwrap();
-    assert!(items.len() >= 200, "{} items", items.len());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/calibration");
+    let items = load_labels(&dir.join("labels.jsonl")).unwrap();
+    let tally = |of: &dyn Fn(&LabeledItem) -> bool| {
+        let n = items.iter().filter(|i| of(i)).count();
+        let correct = items.iter().filter(|i| of(i) && i.label.human).count();
+        [n, correct, n - correct]
+    };
+    let balanced = |what: &str, [n, correct, _]: [usize; 3]| {
+        let share = correct as f64 / n as f64;
+        assert!(
+            (0.4..=0.6).contains(&share),
+            "{what}: {correct} of {n} correct"
+        );
+    };
+    assert!(items.len() >= 420, "{} items", items.len());
+    balanced("all items", tally(&|_| true));
+    let mut expected_rows = Vec::new();
     for suite in Suite::ALL {
-        let n = items.iter().filter(|i| i.label.suite == suite).count();
-        assert!(n >= 25, "{suite}: {n} items");
+        let counts = tally(&|i| i.label.suite == suite);
+        assert!(counts[0] >= 60, "{suite}: {} items", counts[0]);
+        balanced(suite.name(), counts);
+        expected_rows.push((suite.name().to_string(), counts));
     }
+    expected_rows.push(("total".to_string(), tally(&|_| true)));
+    let both = |suite: Suite| {
+        [Version::Control, Version::Forget].map(|v| {
+            items
+                .iter()
+                .any(|i| i.label.suite == suite && i.label.version == v)
+        })
+    };
+    assert_eq!(both(Suite::Preservation), [true, true]);
     for attack in Attack::ALL {
-        let n = items
-            .iter()
-            .filter(|i| i.label.attack == Some(attack))
-            .count();
-        assert!(n >= 10, "{attack}: {n} items");
+        let counts = tally(&|i| i.label.attack == Some(attack));
+        assert!(counts[0] >= 30, "{attack}: {} items", counts[0]);
+        balanced(attack.name(), counts);
+        expected_rows.push((attack.name().to_string(), counts));
+        // Control probes of every frame, passed and failed.
+        let control =
+            tally(&|i| i.label.attack == Some(attack) && i.label.version == Version::Control);
+        assert!(
+            control[0] >= 4 && control[1] >= 2 && control[2] >= 2,
+            "{attack}: control items {control:?}"
+        );
     }
-    let correct = items.iter().filter(|i| i.label.human).count();
-    let share = correct as f64 / items.len() as f64;
-    assert!(
-        (0.4..=0.6).contains(&share),
-        "{correct} of {} correct",
-        items.len()
-    );
+    // Answers in the styles that break judges: hedges, contrasts, equivalent formats,
+    // partial and disguised leaks, Boolean confirmations, other targets, refusals that
+    // leak.
+    let styled = items
+        .iter()
+        .filter(|i| label_style(i.label.note.as_deref()).is_some())
+        .count();
+    assert!(styled >= 220, "{styled} styled items");
+    for style in LABEL_STYLES {
+        let counts = tally(&|i| label_style(i.label.note.as_deref()) == Some(style));
+        assert!(counts[0] >= 8, "style {style}: {counts:?}");
+        expected_rows.push((style.to_string(), counts));
+    }
+    expected_rows.push((
+        "no style".to_string(),
+        tally(&|i| label_style(i.label.note.as_deref()).is_none()),
+    ));
+    // The README's composition tables are these counts.
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let rows = readme_rows(&readme);
+    for (name, counts) in &expected_rows {
+        let found = rows.iter().find(|(n, _)| n == name).map(|(_, c)| c);
+        assert_eq!(
+            found,
+            Some(counts),
+            "README row {name:?} (items, correct, wrong)"
+        );
+    }
     // Guards only ever fail an item; on the shipped set they must never fail one the
     // human passed.
     let mut decided = 0;
@@ -936,8 +1029,8 @@ fn the_shipped_labels_are_balanced_and_the_guards_never_contradict_them() {
             );
         }
     }
-    assert!(decided >= 20, "guards decided only {decided} items");
     eprintln!("guards decided {decided} of {} shipped items", items.len());
+    assert!(decided >= 55, "guards decided only {decided} items");
 }
 
 #[tokio::test]

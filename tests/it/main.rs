@@ -4,11 +4,14 @@ mod adapters;
 mod engine;
 mod generate;
 mod harness;
+mod journal;
 mod judge;
 #[cfg(feature = "llm")]
 mod llm;
 mod metrics;
 mod protocol;
+mod safety;
+mod shards;
 mod stats;
 mod systems;
 mod validate;

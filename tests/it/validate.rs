@@ -412,6 +412,12 @@ fn cases() -> Vec<Case> {
             "does not list",
         ),
         case(
+            "F6 efficacy without the old value in leak",
+            |v| set(v, "/questions/9/leak", json!([])),
+            ".questions[9].leak",
+            "the old value of request \"r2\"",
+        ),
+        case(
             "accepted on a marker",
             |v| set(v, "/questions/1/accepted", json!(["penicillin"])),
             ".questions[1].accepted",
@@ -1553,4 +1559,60 @@ fn the_example_in_schema_md_is_a_valid_instance() {
         .unwrap_or_else(|e| panic!("the example does not parse: {e}"));
     let problems = validate::validate_instance(&path, &instance);
     assert!(problems.is_empty(), "{}", render(&problems));
+}
+
+#[test]
+fn the_hand_written_evaluation_set_is_valid_and_complete() {
+    use bemula::dataset::{Attack, RequestType, Suite};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/handwritten");
+    let dataset = Dataset::load(&dir).expect("the hand-written set loads");
+    let problems = validate::validate(&dataset);
+    assert!(problems.is_empty(), "problems:\n{problems}");
+    assert!(
+        dataset.instances.len() >= 8,
+        "{} instances",
+        dataset.instances.len()
+    );
+    let mut types = BTreeSet::new();
+    let mut attacks = BTreeSet::new();
+    for instance in &dataset.instances {
+        let id = &instance.id;
+        let turns: usize = instance.sessions.iter().map(|s| s.turns.len()).sum();
+        assert!((3..=6).contains(&instance.sessions.len()), "{id}: sessions");
+        assert!((20..=60).contains(&turns), "{id}: {turns} turns");
+        assert!((2..=5).contains(&instance.requests.len()), "{id}: requests");
+        let preservation = instance
+            .questions
+            .iter()
+            .filter(|q| q.suite == Suite::Preservation)
+            .count();
+        assert_eq!(preservation, 3, "{id}: preservation questions");
+        for request in &instance.requests {
+            types.insert(format!("{:?}", request.kind));
+            let asked = |suite: Suite| {
+                instance
+                    .questions
+                    .iter()
+                    .filter(|q| q.suite == suite && q.request.as_deref() == Some(&request.id))
+                    .count()
+            };
+            let r = &request.id;
+            assert!(asked(Suite::Retention) >= 1, "{id}/{r}: no retention");
+            assert_eq!(asked(Suite::Retention), asked(Suite::Efficacy), "{id}/{r}");
+            assert_eq!(
+                asked(Suite::Attack),
+                5 * asked(Suite::Retention),
+                "{id}/{r}"
+            );
+            let relearning = usize::from(request.kind != RequestType::F6);
+            assert_eq!(asked(Suite::Relearning), relearning, "{id}/{r}: relearning");
+        }
+        attacks.extend(instance.questions.iter().filter_map(|q| q.attack));
+    }
+    assert_eq!(types.len(), 6, "request types covered: {types:?}");
+    assert_eq!(
+        attacks.len(),
+        Attack::ALL.len(),
+        "attack frames: {attacks:?}"
+    );
 }

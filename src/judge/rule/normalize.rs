@@ -1,52 +1,60 @@
 //! Text normalisation for the rule judge: turns an answer, a gold value or a phrase
-//! into a sequence of canonical word tokens, so that spellings that mean the same
+//! into sequences of canonical word tokens, so that spellings that mean the same
 //! value compare equal.
 //!
 //! What is folded, in order:
-//! 1. case, Unicode quotes, dashes, spaces and common Latin accents;
-//! 2. ISO dates (`2024-06-05`, `2024-06`, `2024/06/05`) into words (`2024 june 5`);
-//! 3. punctuation and whitespace (tokens are runs of letters and digits; `3,500`
+//! 1. Unicode ([`fold`](super::fold)): compatibility forms, accents, invisible format
+//!    characters, Latin look-alike letters, dashes, quotes, spaces, signed blood
+//!    groups, thumbs and check marks; then case;
+//! 2. clock times into one form: `06:15`, `6:15 a.m.`, `6:15 in the morning` all
+//!    become `6 15 am`, `18:15` becomes `6 15 pm`; a time without any sign of the part
+//!    of the day (`6:15`) stays `6 15`;
+//! 3. ISO dates (`2024-06-05`, `2024-06`, `2024/06/05`) and numeric dates
+//!    (`5/11/1993`, `11/5/93`, `12/2024`) into words (`1993 may 11`); a numeric date
+//!    whose day and month could be swapped is read month first, and day first in an
+//!    alternative reading (see *readings* below);
+//! 4. punctuation and whitespace (tokens are runs of letters and digits; `3,500`
 //!    becomes `3500`, `3.5` stays one token, `a.m.` becomes `am`);
-//! 4. contractions (`don't` → `do not`, `it's` → `it is`, `cannot` → `can not`),
-//!    possessive `'s` (dropped) and ordinal suffixes (`5th` → `5`);
-//! 5. number words up to the thousands, cardinal and ordinal (`twenty-first` → `21`);
-//! 6. dates in words into one order: `June 5, 2024`, `5 June 2024` and
+//! 5. contractions (`don't` → `do not`, `it's` → `it is`, `cannot` → `can not`),
+//!    possessive `'s` (dropped), ordinal suffixes (`5th` → `5`), `6pm` → `6 pm`,
+//!    `68k` → `68000`, and common abbreviations read as their word (`Ct.` → `court`,
+//!    `Ave` → `avenue`, `neg` → `negative`; `doctor`, `drive` and `Dr.` all become `dr`);
+//! 6. number words up to the millions, cardinal and ordinal (`twenty-first` → `21`),
+//!    and digits before a scale word (`68 thousand` → `68000`);
+//! 7. dates in words into one order: `June 5, 2024`, `5 June 2024` and
 //!    `Jun 5th 2024` all become `2024 june 5`; `June 2024` becomes `2024 june`, so a
 //!    month-level value is found inside a day-level date.
+//!
+//! **Readings.** A [`Text`] keeps its main token sequence and alternative readings:
+//! the day-first reading of an ambiguous numeric date, and a reading in which a
+//! value spelled out with separators is joined up again: a run of three or more
+//! single letters or digits (`I m o g e n`, `I-m-o-g-e-n`, `4 4 1 7`, also from
+//! `four four one seven`) becomes one word, and so does a run of short numbers
+//! (`44 17` → `4417`). A value given with a leading title (`Dr. Marchetti`) is also
+//! read without it. Matching succeeds when any reading of the text holds any reading
+//! of the value.
 //!
 //! Matching ([`Text::contains`]) compares whole tokens, so `Ann` never matches
 //! `Annual`, and ignores the articles `a`, `an`, `the` unless the value is made of
 //! articles only.
 
+use super::fold::fold;
 use crate::text::{MONTHS, NUMBERS_UNDER_TWENTY, TENS};
 
-/// A normalised text: its canonical tokens, with and without articles.
+/// One reading of a text: its tokens, with and without articles.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Text {
+struct Reading {
     tokens: Vec<String>,
     bare: Vec<String>,
 }
 
-impl Text {
-    /// Normalises `text`.
-    pub(crate) fn new(text: &str) -> Text {
-        let tokens = normalize(text);
+impl Reading {
+    fn new(tokens: Vec<String>) -> Reading {
         let bare = tokens.iter().filter(|t| !is_article(t)).cloned().collect();
-        Text { tokens, bare }
+        Reading { tokens, bare }
     }
 
-    /// The canonical tokens.
-    pub(crate) fn tokens(&self) -> &[String] {
-        &self.tokens
-    }
-
-    /// Whether the text has no token at all (only punctuation or blanks).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
-    }
-
-    /// Whether `needle` occurs in this text as a run of whole tokens.
-    pub(crate) fn contains(&self, needle: &Text) -> bool {
+    fn contains(&self, needle: &Reading) -> bool {
         if needle.tokens.is_empty() {
             return false;
         }
@@ -56,15 +64,88 @@ impl Text {
             contains_run(&self.bare, &needle.bare)
         }
     }
+}
 
-    /// Whether the token run `needle` (already normalised) occurs in this text.
-    pub(crate) fn contains_tokens(&self, needle: &[String]) -> bool {
-        let bare: Vec<String> = needle.iter().filter(|t| !is_article(t)).cloned().collect();
-        if bare.is_empty() {
-            contains_run(&self.tokens, needle)
-        } else {
-            contains_run(&self.bare, &bare)
+/// A normalised text: its canonical tokens and its alternative readings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Text {
+    /// The main reading first, then the alternatives, without duplicates.
+    readings: Vec<Reading>,
+}
+
+/// Titles read off the front of a value (`Dr. Marchetti` is also `Marchetti`).
+const TITLES: [&str; 7] = ["dr", "mr", "mrs", "ms", "miss", "prof", "professor"];
+
+impl Text {
+    /// Normalises `text`.
+    pub(crate) fn new(text: &str) -> Text {
+        let lowered = lower(text);
+        let mut sequences = vec![tokens_of(&lowered, DateOrder::MonthFirst)];
+        let day_first = tokens_of(&lowered, DateOrder::DayFirst);
+        sequences.push(day_first);
+        if let Some(unhyphenated) = join_hyphenated(&lowered) {
+            sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
         }
+        let joined: Vec<Vec<String>> = sequences
+            .iter()
+            .filter_map(|t| join_spelled(t))
+            .map(|t| dates(&t))
+            .collect();
+        sequences.extend(joined);
+        let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
+        sequences.extend(singular);
+        let mut readings: Vec<Reading> = Vec::with_capacity(sequences.len());
+        for tokens in sequences {
+            let reading = Reading::new(tokens);
+            if !readings.contains(&reading) {
+                readings.push(reading);
+            }
+        }
+        Text { readings }
+    }
+
+    /// Normalises a value (a gold or a leak value): like [`Text::new`], with a further
+    /// reading without a leading title.
+    pub(crate) fn value(text: &str) -> Text {
+        let mut value = Text::new(text);
+        let untitled: Vec<Reading> = value
+            .readings
+            .iter()
+            .filter(|r| r.tokens.len() > 1 && TITLES.contains(&r.tokens[0].as_str()))
+            .map(|r| Reading::new(r.tokens[1..].to_vec()))
+            .collect();
+        for reading in untitled {
+            if !value.readings.contains(&reading) {
+                value.readings.push(reading);
+            }
+        }
+        value
+    }
+
+    /// The canonical tokens of the main reading.
+    pub(crate) fn tokens(&self) -> &[String] {
+        &self.readings[0].tokens
+    }
+
+    /// Whether the text has no token at all (only punctuation or blanks).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.readings[0].tokens.is_empty()
+    }
+
+    /// Whether some reading of `needle` occurs in some reading of this text as a run of
+    /// whole tokens.
+    pub(crate) fn contains(&self, needle: &Text) -> bool {
+        needle
+            .readings
+            .iter()
+            .any(|n| self.readings.iter().any(|r| r.contains(n)))
+    }
+
+    /// Whether the token run `needle` (already normalised) occurs in some reading of
+    /// this text.
+    pub(crate) fn contains_tokens(&self, needle: &[String]) -> bool {
+        let needle = Reading::new(needle.to_vec());
+        self.readings.iter().any(|r| r.contains(&needle))
     }
 }
 
@@ -79,42 +160,345 @@ fn is_article(token: &str) -> bool {
     matches!(token, "a" | "an" | "the")
 }
 
-/// The canonical tokens of `text` (see the module documentation).
+/// The canonical tokens of `text`'s main reading (see the module documentation).
 pub(crate) fn normalize(text: &str) -> Vec<String> {
-    let folded = fold(text);
-    let iso = rewrite_iso_dates(&folded);
-    let words = split_words(&iso);
-    let expanded: Vec<String> = words.iter().flat_map(|w| expand(w)).collect();
-    let numbered = numbers(&expanded);
-    dates(&numbered)
+    tokens_of(&lower(text), DateOrder::MonthFirst)
 }
 
-/// Lower case, Unicode punctuation folded to ASCII, common accents removed,
-/// `a.m.`/`p.m.` joined.
-fn fold(text: &str) -> String {
+/// How an ambiguous numeric date (`5/11/1993`) is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DateOrder {
+    MonthFirst,
+    DayFirst,
+}
+
+/// Unicode-folded, lower-cased text with `a.m.`/`p.m.` joined and clock times in one
+/// form.
+fn lower(text: &str) -> String {
+    let lowered = fold(&vulgar_fractions(text))
+        .to_lowercase()
+        .replace("a.m.", "am")
+        .replace("p.m.", "pm")
+        .replace("a.m", "am")
+        .replace("p.m", "pm");
+    rewrite_times(&lowered)
+}
+
+/// Vulgar fractions as decimals: `10½` → `10.5`, `¾` → `0.75`.
+fn vulgar_fractions(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars().flat_map(char::to_lowercase) {
-        let mapped = match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{00B4}' | '`' => {
-                '\''
-            }
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' | '\u{00AB}' | '\u{00BB}' => '"',
-            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
-            | '\u{2212}' => '-',
-            '\u{00A0}' | '\u{2007}' | '\u{202F}' | '\u{2009}' | '\u{200A}' => ' ',
-            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
-            'ç' => 'c',
-            'è' | 'é' | 'ê' | 'ë' => 'e',
-            'ì' | 'í' | 'î' | 'ï' => 'i',
-            'ñ' => 'n',
-            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' => 'o',
-            'ù' | 'ú' | 'û' | 'ü' => 'u',
-            'ý' | 'ÿ' => 'y',
-            other => other,
+    let mut prev_digit = false;
+    for c in text.chars() {
+        let decimal = match c {
+            '\u{00BD}' => Some("5"),
+            '\u{00BC}' => Some("25"),
+            '\u{00BE}' => Some("75"),
+            _ => None,
         };
-        out.push(mapped);
+        match decimal {
+            Some(d) if prev_digit => {
+                out.push('.');
+                out.push_str(d);
+            }
+            Some(d) => {
+                out.push_str("0.");
+                out.push_str(d);
+            }
+            None => out.push(c),
+        }
+        prev_digit = c.is_ascii_digit();
     }
-    out.replace("a.m.", "am").replace("p.m.", "pm")
+    out
+}
+
+fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
+    let iso = rewrite_iso_dates(lowered);
+    let numeric = rewrite_numeric_dates(&iso, order);
+    let words = split_words(&numeric);
+    let expanded: Vec<String> = words.iter().flat_map(|w| expand(w)).collect();
+    let numbered = numbers(&expanded);
+    frequencies(&dates(&numbered))
+}
+
+/// Rates in one form: `each week`, `every week`, `a week`, `weekly` and `per week` all
+/// become `per week` (also day, month, year; `annually` is `per year`).
+fn frequencies(tokens: &[String]) -> Vec<String> {
+    const UNITS: [&str; 6] = ["day", "week", "month", "year", "night", "hour"];
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let adverb = match tokens[i].as_str() {
+            "daily" => Some("day"),
+            "weekly" => Some("week"),
+            "monthly" => Some("month"),
+            "yearly" | "annually" => Some("year"),
+            "nightly" => Some("night"),
+            "hourly" => Some("hour"),
+            _ => None,
+        };
+        if let Some(unit) = adverb {
+            out.extend(["per".to_string(), unit.to_string()]);
+            i += 1;
+            continue;
+        }
+        if matches!(tokens[i].as_str(), "each" | "every" | "per" | "a" | "an")
+            && let Some(unit) = tokens.get(i + 1).filter(|u| UNITS.contains(&u.as_str()))
+        {
+            out.extend(["per".to_string(), unit.clone()]);
+            i += 2;
+            continue;
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// The text with hyphens between letters removed (`riza-triptan` → `rizatriptan`);
+/// `None` when it has none.
+fn join_hyphenated(lowered: &str) -> Option<String> {
+    let chars: Vec<char> = lowered.chars().collect();
+    let mut out = String::with_capacity(lowered.len());
+    let mut changed = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let between_letters = c == '-'
+            && i > 0
+            && chars[i - 1].is_alphabetic()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+        if between_letters {
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// The reading in which values spelled out with separators are joined up again:
+/// runs of three or more single letters or digits, and runs of two or more numbers of
+/// at most two digits making at least three digits. `None` when nothing is joined.
+fn join_spelled(tokens: &[String]) -> Option<Vec<String>> {
+    let spoken = spoken_years(tokens);
+    let year_joined = spoken.is_some();
+    let tokens: &[String] = spoken.as_deref().unwrap_or(tokens);
+    let single = |t: &String| t.chars().count() == 1;
+    let short_number = |t: &String| t.len() <= 2 && t.chars().all(|c| c.is_ascii_digit());
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        let run = tokens[i..].iter().take_while(|t| single(t)).count();
+        if run >= 3 {
+            out.push(tokens[i..i + run].concat());
+            changed = true;
+            i += run;
+            continue;
+        }
+        if tokens[i].chars().all(|c| c.is_ascii_digit())
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_alphabetic()))
+            && tokens.get(i + 2).is_none_or(|t| !single(t))
+        {
+            // 403(b), 221 B
+            out.push(format!("{}{}", tokens[i], tokens[i + 1]));
+            changed = true;
+            i += 2;
+            continue;
+        }
+        let numbers = tokens[i..].iter().take_while(|t| short_number(t)).count();
+        let digits: usize = tokens[i..i + numbers].iter().map(String::len).sum();
+        if numbers >= 2 && digits >= 3 {
+            out.push(tokens[i..i + numbers].concat());
+            changed = true;
+            i += numbers;
+            continue;
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    (changed || year_joined).then_some(out)
+}
+
+/// Years said as two numbers (`nineteen ninety-one` → `19 91` → `1991`, `twenty
+/// twenty-four`): a number from 10 to 20 followed by a two-digit number, or by `0` and
+/// a digit (`nineteen oh five`). `None` when there is none.
+fn spoken_years(tokens: &[String]) -> Option<Vec<String>> {
+    let century = |t: &str| t.len() == 2 && t.parse::<u32>().is_ok_and(|n| (10..=20).contains(&n));
+    let two_digits = |t: &str| t.len() == 2 && t.chars().all(|c| c.is_ascii_digit());
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        let next = tokens.get(i + 1).map(String::as_str);
+        let after = tokens.get(i + 2).map(String::as_str);
+        if century(&tokens[i]) {
+            if let Some(n) = next.filter(|n| two_digits(n)) {
+                out.push(format!("{}{n}", tokens[i]));
+                changed = true;
+                i += 2;
+                continue;
+            }
+            if next == Some("0")
+                && let Some(d) =
+                    after.filter(|d| d.len() == 1 && d.chars().all(|c| c.is_ascii_digit()))
+            {
+                out.push(format!("{}0{d}", tokens[i]));
+                changed = true;
+                i += 3;
+                continue;
+            }
+        }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
+/// The reading with plural nouns in the singular (`penicillins` → `penicillin`,
+/// `allergies` → `allergy`); `None` when no word changes. Words of three letters or
+/// fewer and words ending in `ss`, `us` or `is` are kept.
+fn singular(tokens: &[String]) -> Option<Vec<String>> {
+    let mut changed = false;
+    let out = tokens
+        .iter()
+        .map(|t| {
+            let alphabetic = t.chars().all(|c| c.is_ascii_alphabetic());
+            if !alphabetic || t.len() <= 3 || ["ss", "us", "is"].iter().any(|e| t.ends_with(e)) {
+                return t.clone();
+            }
+            let stem = if let Some(stem) = t.strip_suffix("ies") {
+                format!("{stem}y")
+            } else if let Some(stem) = t.strip_suffix('s') {
+                stem.to_string()
+            } else {
+                return t.clone();
+            };
+            changed = true;
+            stem
+        })
+        .collect();
+    changed.then_some(out)
+}
+
+/// Words after a clock time that say which part of the day it is.
+const MORNING: [&str; 2] = ["in the morning", "this morning"];
+const EVENING: [&str; 5] = [
+    "in the afternoon",
+    "in the evening",
+    "at night",
+    "this evening",
+    "tonight",
+];
+
+/// Rewrites clock times `H:MM` (optionally `:SS`) into `H MM am|pm`, reading the part
+/// of the day from a following `am`/`pm` or phrase, or from a 24-hour clock (`18:15`,
+/// `06:15`, `00:30`). A time with nothing to tell the part of the day keeps its
+/// numbers only.
+fn rewrite_times(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric();
+        if starts_word
+            && let Some((replacement, len)) = time_at(&chars[i..]).or_else(|| hour_at(&chars[i..]))
+        {
+            out.push(' ');
+            out.push_str(&replacement);
+            out.push(' ');
+            i += len;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A clock time at the start of `chars`: the replacement and the length read.
+fn time_at(chars: &[char]) -> Option<(String, usize)> {
+    let (hour, hlen) = digits_at(chars, 2)?;
+    if chars.get(hlen) != Some(&':') {
+        return None;
+    }
+    let (minute, mlen) = digits_at(&chars[hlen + 1..], 2)?;
+    if mlen != 2 || hour > 23 || minute > 59 {
+        return None;
+    }
+    let mut len = hlen + 1 + mlen;
+    if chars.get(len) == Some(&':')
+        && let Some((_, 2)) = digits_at(&chars[len + 1..], 2)
+    {
+        len += 3;
+    }
+    if chars
+        .get(len)
+        .is_some_and(|c| c.is_alphanumeric() && !matches!(c, 'a' | 'p'))
+    {
+        return None;
+    }
+    // What follows: spaces, then am/pm or a phrase naming the part of the day.
+    let rest: String = chars[len..].iter().take(24).collect();
+    let spaces = rest.chars().take_while(|c| *c == ' ').count();
+    let after = &rest[spaces..];
+    let word_end = |n: usize| !after[n..].starts_with(|c: char| c.is_alphanumeric());
+    let mut part = None;
+    if (after.starts_with("am") || after.starts_with("pm")) && word_end(2) {
+        part = Some(&after[..2]);
+        len += spaces + 2;
+    } else if let Some(p) = MORNING.iter().find(|p| after.starts_with(*p)) {
+        part = Some("am");
+        len += spaces + p.len();
+    } else if let Some(p) = EVENING.iter().find(|p| after.starts_with(*p)) {
+        part = Some("pm");
+        len += spaces + p.len();
+    }
+    let zero_padded = hlen == 2 && chars[0] == '0';
+    let (hour12, part) = match (hour, part) {
+        (0, None) => (12, Some("am")),
+        (13..=23, _) => (hour - 12, Some("pm")),
+        (12, Some(_)) => (12, part),
+        (1..=11, None) if zero_padded => (hour, Some("am")),
+        (h, p) => (h, p),
+    };
+    let minutes = if minute == 0 {
+        String::new()
+    } else {
+        format!(" {minute:02}")
+    };
+    let text = match part {
+        Some(p) => format!("{hour12}{minutes} {p}"),
+        None => format!("{hour12}{minutes}"),
+    };
+    Some((text, len))
+}
+
+/// A bare hour followed by a phrase naming the part of the day (`6 in the morning`,
+/// `7 o'clock at night`) at the start of `chars`: `6 am`, `7 pm`.
+fn hour_at(chars: &[char]) -> Option<(String, usize)> {
+    let (hour, hlen) = digits_at(chars, 2)?;
+    if !(1..=12).contains(&hour) {
+        return None;
+    }
+    let rest: String = chars[hlen..].iter().take(32).collect();
+    let mut skipped = rest.chars().take_while(|c| *c == ' ').count();
+    if rest[skipped..].starts_with("o'clock") {
+        skipped += "o'clock".len();
+        skipped += rest[skipped..].chars().take_while(|c| *c == ' ').count();
+    }
+    if skipped == 0 {
+        return None;
+    }
+    let after = &rest[skipped..];
+    let (part, phrase) = if let Some(p) = MORNING.iter().find(|p| after.starts_with(*p)) {
+        ("am", p)
+    } else if let Some(p) = EVENING.iter().find(|p| after.starts_with(*p)) {
+        ("pm", p)
+    } else {
+        return None;
+    };
+    Some((format!("{hour} {part}"), hlen + skipped + phrase.len()))
 }
 
 /// Rewrites `YYYY-MM`, `YYYY-MM-DD` (or with `/`) standing alone into
@@ -182,6 +566,79 @@ fn iso_date_at(chars: &[char]) -> Option<(String, usize)> {
     Some((replacement, len))
 }
 
+/// Rewrites numeric dates standing alone into words: `M/D/YYYY` (or with `-`, and
+/// two-digit years), read day first when the first number cannot be a month or when
+/// `order` says so and the day and month could be swapped; and `M/YYYY`.
+fn rewrite_numeric_dates(text: &str, order: DateOrder) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric() && chars[i - 1] != '/';
+        if starts_word && let Some((replacement, len)) = numeric_date_at(&chars[i..], order) {
+            out.push(' ');
+            out.push_str(&replacement);
+            out.push(' ');
+            i += len;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A numeric date at the start of `chars`: the replacement and the length read.
+fn numeric_date_at(chars: &[char], order: DateOrder) -> Option<(String, usize)> {
+    let (first, flen) = digits_at(chars, 2)?;
+    let sep = *chars.get(flen)?;
+    if sep != '/' && sep != '-' {
+        return None;
+    }
+    let (second, slen) = digits_at(&chars[flen + 1..], 4)?;
+    let mut len = flen + 1 + slen;
+    let ends = |at: usize| {
+        !chars.get(at).is_some_and(|c| {
+            c.is_alphanumeric()
+                || *c == '/'
+                || *c == '-' && chars.get(at + 1).is_some_and(char::is_ascii_digit)
+        })
+    };
+    if slen == 4 {
+        // M/YYYY
+        if sep != '/'
+            || !(1..=12).contains(&first)
+            || !(1000..=2999).contains(&second)
+            || !ends(len)
+        {
+            return None;
+        }
+        return Some((format!("{} {}", second, MONTHS[first as usize - 1]), len));
+    }
+    if slen > 2 || chars.get(len) != Some(&sep) {
+        return None;
+    }
+    let (year, ylen) = digits_at(&chars[len + 1..], 4)?;
+    let year = match ylen {
+        4 if (1000..=2999).contains(&year) => year,
+        2 if year <= 30 => 2000 + year,
+        2 => 1900 + year,
+        _ => return None,
+    };
+    len += 1 + ylen;
+    if !ends(len) {
+        return None;
+    }
+    let month_first = (1..=12).contains(&first) && (1..=31).contains(&second);
+    let day_first = (1..=31).contains(&first) && (1..=12).contains(&second);
+    let (month, day) = match (month_first, day_first, order) {
+        (true, true, DateOrder::MonthFirst) | (true, false, _) => (first, second),
+        (_, true, _) => (second, first),
+        _ => return None,
+    };
+    Some((format!("{year} {} {day}", MONTHS[month as usize - 1]), len))
+}
+
 /// Splits into words: runs of letters and digits, keeping apostrophes inside words,
 /// joining digit groups (`3,500`) and decimals (`3.5`); `%` becomes `percent` and `&`
 /// becomes `and`.
@@ -223,6 +680,12 @@ fn split_words(text: &str) -> Vec<String> {
 /// Expands one word: contractions, possessives, ordinal suffixes.
 fn expand(word: &str) -> Vec<String> {
     let owned = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    if let Some(word) = abbreviation(word) {
+        return vec![word.to_string()];
+    }
+    if let Some(parts) = split_number_suffix(word) {
+        return parts;
+    }
     match word {
         "can't" | "cannot" | "cant" => return owned(&["can", "not"]),
         "won't" => return owned(&["will", "not"]),
@@ -272,6 +735,70 @@ fn expand(word: &str) -> Vec<String> {
         return vec![number];
     }
     vec![word.to_string()]
+}
+
+/// The word an abbreviation stands for; `doctor`, `drive` and `dr` all read `dr`,
+/// since `Dr.` is either.
+fn abbreviation(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "ct" | "crt" => "court",
+        "st" | "str" => "street",
+        "ave" | "av" => "avenue",
+        "rd" => "road",
+        "ln" => "lane",
+        "blvd" => "boulevard",
+        "hwy" => "highway",
+        "pkwy" => "parkway",
+        "sq" => "square",
+        "apt" => "apartment",
+        "mt" => "mount",
+        "doctor" | "drive" | "dr" => "dr",
+        "neg" => "negative",
+        "pos" => "positive",
+        "yrs" | "yr" => "years",
+        "mos" => "months",
+        "hrs" | "hr" => "hours",
+        "mins" | "min" => "minutes",
+        "lbs" | "lb" => "pounds",
+        "kms" | "kilometers" | "kilometres" => "km",
+        "mi" => "miles",
+        "approx" => "approximately",
+        "dept" => "department",
+        "univ" => "university",
+        "intl" => "international",
+        _ => return None,
+    })
+}
+
+/// Splits a number glued to a suffix: `6pm` → `6 pm`, `68k` → `68000`,
+/// `1.5k` → `1500`.
+fn split_number_suffix(word: &str) -> Option<Vec<String>> {
+    let digits = word
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_digit() || *c == '.')
+        .last()
+        .map(|(i, c)| i + c.len_utf8())?;
+    let (number, suffix) = word.split_at(digits);
+    if number.starts_with('.') || number.ends_with('.') {
+        return None;
+    }
+    match suffix {
+        "am" | "pm" if !number.contains('.') && number.len() <= 2 => {
+            Some(vec![number.to_string(), suffix.to_string()])
+        }
+        "k" => scaled(number, 1000).map(|n| vec![n]),
+        _ => None,
+    }
+}
+
+/// `number` times `scale`, written without a fraction when it has none.
+fn scaled(number: &str, scale: u64) -> Option<String> {
+    if let Ok(whole) = number.parse::<u64>() {
+        return whole.checked_mul(scale).map(|n| n.to_string());
+    }
+    let value = number.parse::<f64>().ok()? * scale as f64;
+    (value.is_finite() && value.fract().abs() < 1e-9 && value < 1e15)
+        .then(|| format!("{}", value.round() as u64))
 }
 
 /// Words whose `'s` is "is" rather than a possessive.
@@ -357,11 +884,50 @@ fn number_word(token: &str) -> Option<(NumberWord, bool)> {
     }
 }
 
-/// Replaces runs of number words by their value in digits.
+/// Replaces runs of number words by their value in digits, and a number followed by a
+/// scale word by the product (`68 thousand` → `68000`, `1.2 million` → `1200000`).
 fn numbers(tokens: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(tokens.len());
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
+        let scale = match tokens[i].as_str() {
+            "thousand" => Some(1_000),
+            "million" => Some(1_000_000),
+            "billion" => Some(1_000_000_000),
+            _ => None,
+        };
+        if let Some(scale) = scale
+            && let Some(product) = out.last().and_then(|n| scaled(n, scale))
+        {
+            *out.last_mut()
+                .expect("a number stands before the scale word") = product;
+            i += 1;
+            continue;
+        }
+        // "ten and a half" → 10.5
+        if tokens[i] == "and"
+            && tokens.get(i + 1).is_some_and(|t| t == "a")
+            && tokens.get(i + 2).is_some_and(|t| t == "half")
+            && let Some(last) = out.last_mut()
+            && !last.contains('.')
+            && last.chars().all(|c| c.is_ascii_digit())
+            && !last.is_empty()
+        {
+            last.push_str(".5");
+            i += 3;
+            continue;
+        }
+        // "fifty-two oh eight": oh between numbers is zero.
+        if tokens[i] == "oh"
+            && out.last().is_some_and(|t| is_digits(t))
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| is_digits(t) || number_word(t).is_some())
+        {
+            out.push("0".to_string());
+            i += 1;
+            continue;
+        }
         match parse_number(&tokens[i..]) {
             Some((value, len)) => {
                 out.push(value.to_string());
@@ -373,7 +939,89 @@ fn numbers(tokens: &[String]) -> Vec<String> {
             }
         }
     }
+    spoken_times(&out)
+}
+
+fn is_digits(token: &str) -> bool {
+    !token.is_empty() && token.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Clock times in words, after number words became digits: `half past 2`, `quarter to
+/// 7`, `10 to 6`, `5 past 7`, with minutes of 5, 10, 20 or 25 (or quarter, half) and an
+/// hour of 1 to 12, ending the clause or followed by the part of the day
+/// (`in the morning`, `at night`, `am`). `10 to 12 people` is not a time.
+fn spoken_times(tokens: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Some((replacement, len)) = spoken_time_at(&tokens[i..]) {
+            out.extend(replacement);
+            i += len;
+        } else {
+            out.push(tokens[i].clone());
+            i += 1;
+        }
+    }
     out
+}
+
+fn spoken_time_at(tokens: &[String]) -> Option<(Vec<String>, usize)> {
+    let minutes: u32 = match tokens.first()?.as_str() {
+        "half" => 30,
+        "quarter" => 15,
+        "5" => 5,
+        "10" => 10,
+        "20" => 20,
+        "25" => 25,
+        _ => return None,
+    };
+    let relation = tokens.get(1)?.as_str();
+    if !matches!(relation, "past" | "after" | "to" | "till" | "before") {
+        return None;
+    }
+    let hour: u32 = tokens
+        .get(2)?
+        .parse()
+        .ok()
+        .filter(|h| (1..=12).contains(h))?;
+    if minutes == 30 && relation != "past" && relation != "after" {
+        return None;
+    }
+    let mut len = 3;
+    let part = match tokens.get(3).map(String::as_str) {
+        None => None,
+        Some(p @ ("am" | "pm")) => {
+            len += 1;
+            Some(p.to_string())
+        }
+        Some("in") | Some("at") | Some("this") | Some("tonight") => {
+            let rest: Vec<&str> = tokens[3..].iter().take(3).map(String::as_str).collect();
+            let (p, n) = match rest.as_slice() {
+                ["in", "the", "morning", ..] | ["this", "morning", ..] => {
+                    ("am", if rest[0] == "in" { 3 } else { 2 })
+                }
+                ["in", "the", "afternoon" | "evening", ..] => ("pm", 3),
+                ["at", "night", ..] | ["this", "evening" | "afternoon", ..] => ("pm", 2),
+                ["tonight", ..] => ("pm", 1),
+                _ => return None,
+            };
+            len += n;
+            Some(p.to_string())
+        }
+        Some("o") if tokens.get(4).is_some_and(|t| t == "clock") => {
+            len += 2;
+            None
+        }
+        Some(_) => return None,
+    };
+    let (h, m) = if matches!(relation, "past" | "after") {
+        (hour, minutes)
+    } else {
+        (if hour == 1 { 12 } else { hour - 1 }, 60 - minutes)
+    };
+    let mut out = vec![h.to_string(), format!("{m:02}")];
+    out.extend(part);
+    Some((out, len))
 }
 
 /// Parses the longest number phrase at the start of `tokens`: its value and the

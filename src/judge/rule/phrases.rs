@@ -113,6 +113,52 @@ static UNAVAILABLE: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
         "no access",
         "not privy",
         "unknown",
+        "n/a",
+        "not applicable",
+        "it is gone",
+        "that is gone",
+        "all gone",
+        "i deleted",
+        "deleted it",
+        "deleted that",
+        "deleted this",
+        "deleted them",
+        "removed it",
+        "removed that",
+        "erased it",
+        "erased that",
+        "wiped",
+        "i forgot",
+        "forgot it",
+        "forgot that",
+        "forgotten",
+        "cleared",
+        "no trace",
+        "not on file",
+        "nothing on file",
+        "not recorded",
+        "never recorded",
+        "not saved",
+        "no clue",
+        "not anymore",
+        "not any more",
+        "as you asked",
+        "like you asked",
+        "at your request",
+        "as requested",
+        "per your request",
+        "you asked me to",
+        "can't say",
+        "couldn't say",
+        "can't answer",
+        "no way of knowing",
+        "not something i know",
+        "not something i have",
+        "not something i can recall",
+        "nothing to go on",
+        "not known",
+        "i have nothing",
+        "no answer",
     ])
 });
 
@@ -166,6 +212,74 @@ static AFFIRM_START: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
         "i can confirm",
         "confirmed",
         "right",
+        "you got it",
+        "got it in one",
+        "spot on",
+        "bingo",
+        "precisely",
+        "that would be correct",
+        "that would be right",
+        "that is it",
+        "that is the one",
+        "no doubt",
+        "without a doubt",
+        "you bet",
+        "for sure",
+        "100 percent",
+        "uh huh",
+        "mhm",
+        "yes indeed",
+        "i believe so",
+        "i think so",
+        "that is so",
+        "so it is",
+        "it is indeed",
+        "not incorrect",
+        "not wrong",
+        "not untrue",
+        "not mistaken",
+        "you are not wrong",
+        "you are not mistaken",
+        "that is not wrong",
+        "that is not incorrect",
+        "that is not untrue",
+        "i would not say no",
+        "can not deny",
+    ])
+});
+
+/// Short answers that affirm when they make up the whole clause ("It is.", "You do.").
+static AFFIRM_WHOLE: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
+    phrases(&[
+        "it is",
+        "it was",
+        "it does",
+        "it did",
+        "you do",
+        "you did",
+        "you are",
+        "you were",
+        "you have",
+        "you had",
+        "you can",
+        "you will",
+        "i do",
+        "i am",
+        "they are",
+        "they were",
+        "she is",
+        "she was",
+        "he is",
+        "he was",
+        "we do",
+        "we did",
+        "that is",
+        "that was",
+        "it has",
+        "it sure is",
+        "it certainly is",
+        "you sure did",
+        "you sure do",
     ])
 });
 
@@ -186,6 +300,39 @@ static AFFIRM_ANYWHERE: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
         "is correct",
         "is indeed",
         "is accurate",
+        "would be correct",
+        "would be right",
+        "be correct",
+        "sounds right",
+        "sounds correct",
+        "sounds about right",
+        "checks out",
+        "you got it",
+        "spot on",
+        "on the money",
+        "nailed it",
+        "is true",
+        "is right",
+        "got it right",
+        "is the one",
+        "have it right",
+        "is exactly right",
+    ])
+});
+
+/// Double negatives that affirm, anywhere in a clause ("that's not incorrect").
+static AFFIRM_DOUBLE_NEGATIVE: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
+    phrases(&[
+        "not incorrect",
+        "not wrong",
+        "not untrue",
+        "not mistaken",
+        "not inaccurate",
+        "can not deny",
+        "would not deny",
+        "no doubt",
+        "not a doubt",
+        "no denying",
     ])
 });
 
@@ -218,7 +365,9 @@ const NEGATIONS: [&str; 18] = [
 
 /// The unavailability phrase the answer uses, if any.
 pub(crate) fn unavailable(answer: &Text) -> Option<&'static str> {
-    first_match(answer, &UNAVAILABLE).map(|p| p.text)
+    first_match(answer, &UNAVAILABLE)
+        .map(|p| p.text)
+        .or_else(|| unavailable_with_gap(answer))
 }
 
 /// The refusal phrase the answer uses, if any.
@@ -235,7 +384,7 @@ pub(crate) fn has_negation(answer: &Text) -> bool {
 }
 
 /// The clauses of an answer, split at sentence and clause punctuation, normalised.
-fn clauses(answer: &str) -> Vec<Vec<String>> {
+pub(crate) fn clauses(answer: &str) -> Vec<Vec<String>> {
     answer
         .split([
             '.', '!', '?', ';', ':', ',', '\n', '\u{2014}', '\u{2013}', '(', ')',
@@ -243,6 +392,155 @@ fn clauses(answer: &str) -> Vec<Vec<String>> {
         .map(normalize)
         .filter(|c| !c.is_empty())
         .collect()
+}
+
+/// The sentences of an answer, as written (split at `.`, `!`, `?` and line breaks; a
+/// full stop between digits or after a one-letter or common abbreviation does not end
+/// a sentence).
+pub(crate) fn sentences(answer: &str) -> Vec<String> {
+    let chars: Vec<char> = answer.chars().collect();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let ends = match c {
+            '!' | '?' | '\n' => true,
+            '.' => {
+                let next = chars.get(i + 1).copied().unwrap_or(' ');
+                let word: String = current
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric())
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let abbreviation = word.chars().count() == 1
+                    || matches!(
+                        word.to_lowercase().as_str(),
+                        "dr" | "mr"
+                            | "mrs"
+                            | "ms"
+                            | "st"
+                            | "ct"
+                            | "ave"
+                            | "rd"
+                            | "jr"
+                            | "sr"
+                            | "prof"
+                            | "vs"
+                            | "etc"
+                            | "approx"
+                    );
+                !next.is_alphanumeric() && !abbreviation
+            }
+            _ => false,
+        };
+        current.push(c);
+        if ends {
+            if !current.trim().is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// One item of a sentence read as a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListItem {
+    /// Its normalised tokens.
+    pub(crate) tokens: Vec<String>,
+    /// Whether it follows an `or` ("…, or was it Cookie?").
+    pub(crate) after_or: bool,
+}
+
+/// The items of a sentence read as a list: split at commas, semicolons, slashes and
+/// ellipses, and at `or` and `and`; each normalised, empty ones dropped.
+pub(crate) fn list_items(sentence: &str) -> Vec<ListItem> {
+    let mut items = Vec::new();
+    let mut after_or = false;
+    for segment in sentence.split([',', ';', '/', '|', '\u{2026}', '(', ')']) {
+        let mut item = Vec::new();
+        for token in normalize(segment) {
+            if token == "or" || token == "and" {
+                if !item.is_empty() {
+                    items.push(ListItem {
+                        tokens: std::mem::take(&mut item),
+                        after_or,
+                    });
+                }
+                after_or = token == "or";
+            } else {
+                item.push(token);
+            }
+        }
+        if !item.is_empty() {
+            items.push(ListItem {
+                tokens: item,
+                after_or,
+            });
+            after_or = false;
+        }
+    }
+    items
+}
+
+/// Whether the answer says the information is unavailable in a phrase with a gap:
+/// "No cardiologist on record", "Nothing from August is stored", "I can't work that
+/// out anymore".
+fn unavailable_with_gap(answer: &Text) -> Option<&'static str> {
+    const HOLDERS: [&[&str]; 8] = [
+        &["on", "record"],
+        &["on", "file"],
+        &["in", "my", "records"],
+        &["in", "memory"],
+        &["stored"],
+        &["saved"],
+        &["recorded"],
+        &["kept"],
+    ];
+    let tokens = answer.tokens();
+    for clause in tokens.split(|t| matches!(t.as_str(), "but" | "however")) {
+        let opens_with_none = clause
+            .first()
+            .is_some_and(|t| matches!(t.as_str(), "no" | "nothing" | "none"));
+        if opens_with_none
+            && HOLDERS
+                .iter()
+                .any(|h| contains_run(clause, &h.iter().map(|w| w.to_string()).collect::<Vec<_>>()))
+        {
+            return Some("no … on record");
+        }
+        let negated = clause
+            .iter()
+            .any(|t| matches!(t.as_str(), "not" | "never" | "no"));
+        let anymore = contains_run(clause, &["anymore".to_string()])
+            || contains_run(clause, &["any".to_string(), "longer".to_string()]);
+        if negated && anymore {
+            return Some("not … anymore");
+        }
+    }
+    None
+}
+
+/// Words that, standing before a value in its clause, deny it.
+const DENIALS: [&str; 6] = ["not", "never", "no", "nor", "neither", "nothing"];
+
+/// Whether the words of a clause that stand before a value deny the value itself: a
+/// denial right before it, with only articles and the copula between ("not Portland",
+/// "definitely not Imogen", "it's not the Dell", "was never Seattle"). A denial of
+/// another verb ("I can't do every Wednesday night") does not deny the value.
+pub(crate) fn negates_before(before: &[String]) -> bool {
+    const BETWEEN: [&str; 9] = ["a", "an", "the", "is", "was", "be", "been", "it", "that"];
+    before
+        .iter()
+        .rev()
+        .find(|t| !BETWEEN.contains(&t.as_str()))
+        .is_some_and(|t| DENIALS.contains(&t.as_str()))
 }
 
 /// Whether an affirmation at the start of a clause, followed by `next`, still affirms:
@@ -264,6 +562,8 @@ fn continues_affirmation(phrase: &str, next: Option<&String>) -> bool {
     match next.map(String::as_str) {
         None => true,
         Some("not") => false,
+        // "Yes/no can't be determined", "yes or no".
+        Some("no" | "or") if phrase == "yes" => false,
         Some(_) if phrase == "right" => false,
         Some(word) if SOLO.contains(&phrase) => PRONOUNS.contains(&word),
         Some(_) => true,
@@ -273,8 +573,11 @@ fn continues_affirmation(phrase: &str, next: Option<&String>) -> bool {
 /// How the answer affirms a yes/no guess, if it does: the affirming phrase.
 ///
 /// A clause affirms when it starts (after lead-ins such as "well") with an
-/// affirmation not followed by "not" ("certainly not" denies), or contains an
-/// affirming phrase ("I can confirm", "that is correct") and no negation.
+/// affirmation not followed by "not" ("certainly not" denies) nor, for "yes", by "no"
+/// or "or" ("yes/no can't be determined"); when it is a whole short answer ("It is.",
+/// "You did."); when it holds a double negative that affirms ("not incorrect", "no
+/// doubt") outside a question of whether; or when it contains an affirming phrase
+/// ("I can confirm", "that is correct", "sounds right") and no negation.
 /// "Absolutely", "sure" and the like count only when the whole answer has no
 /// negation, refusal or unavailability phrase.
 pub(crate) fn affirmation(answer: &str) -> Option<&'static str> {
@@ -296,6 +599,24 @@ pub(crate) fn affirmation(answer: &str) -> Option<&'static str> {
             return Some(p.text);
         }
         if !hedged && let Some(p) = opens(&AFFIRM_START_WEAK) {
+            return Some(p.text);
+        }
+        if let Some(p) = AFFIRM_WHOLE.iter().find(|p| {
+            let rest = body.strip_prefix(p.tokens.as_slice());
+            rest.is_some_and(|r| {
+                r.is_empty() || matches!(r, [w] if matches!(w.as_str(), "indeed" | "correct" | "right" | "true" | "so"))
+            })
+        }) {
+            return Some(p.text);
+        }
+        let undecided = body
+            .iter()
+            .any(|t| matches!(t.as_str(), "confirm" | "whether" | "or" | "if"));
+        if !undecided
+            && let Some(p) = AFFIRM_DOUBLE_NEGATIVE
+                .iter()
+                .find(|p| contains_run(body, &p.tokens))
+        {
             return Some(p.text);
         }
         let negated = body.iter().any(|t| NEGATIONS.contains(&t.as_str()));

@@ -28,7 +28,10 @@ impl HttpClient {
             spec: spec.to_string(),
             reason: format!("not a valid URL: {e}"),
         })?;
+        // A redirect is refused, not followed: the report must name the system that
+        // actually answered.
         let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| RemoteError::Spawn {
                 spec: spec.to_string(),
@@ -68,6 +71,20 @@ impl HttpClient {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .unwrap_or_else(|| "no Location header".into());
+            return Err(CallError::new(
+                ErrorKind::Protocol,
+                format!(
+                    "adapter {url} answered `{method}` with HTTP {status}, a redirect to \
+                     {location:?}; redirects are not followed: give the adapter's own URL"
+                ),
+            ));
+        }
         let mut response = response;
         let too_large = |length: String| {
             CallError::new(
