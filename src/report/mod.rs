@@ -1,16 +1,21 @@
 //! Reports of a run: `results.jsonl` (one [`Record`] per line), `summary.json`
 //! ([`Summary`]), `summary.md` (the metric table with intervals, breakdowns, the failing
-//! requests) and `junit.xml` (one test case per request).
+//! requests), `junit.xml` (one test case per request) and `report.html` (the same with
+//! figures, one self-contained page; see [`html`]).
 //!
 //! A report never recomputes a metric: [`Summary::build`] calls [`crate::metrics`]
 //! once and every output renders that summary.
 
+pub mod html;
 mod junit;
+pub mod legend;
 mod markdown;
 mod message;
+mod svg;
 
 pub use junit::write_junit;
-pub use markdown::{pct, render_markdown, render_table};
+pub use legend::{METRICS, MetricDoc, render_legend};
+pub use markdown::{TABLE_METRICS, pct, render_markdown, render_table};
 pub use message::{outcome_name, request_message, test_name};
 
 use crate::metrics::{
@@ -121,7 +126,8 @@ pub const SUMMARY_MD: &str = "summary.md";
 /// See [`RESULTS`].
 pub const JUNIT: &str = "junit.xml";
 
-/// Writes `results.jsonl`, `summary.json`, `summary.md` and `junit.xml` into `dir`.
+/// Writes `results.jsonl`, `summary.json`, `summary.md`, `junit.xml` and `report.html`
+/// into `dir`.
 /// `times` gives each request's wall time in seconds by test name, where known.
 pub fn write_all(
     dir: &Path,
@@ -134,6 +140,7 @@ pub fn write_all(
     let json = serde_json::to_string_pretty(summary).map_err(|e| ReportError::io(dir, e))?;
     write_file(&dir.join(SUMMARY_JSON), format!("{json}\n").as_bytes())?;
     write_file(&dir.join(SUMMARY_MD), render_markdown(summary).as_bytes())?;
+    html::write_report(dir, summary, records)?;
     write_junit(&dir.join(JUNIT), records, summary, times)
 }
 
