@@ -729,7 +729,7 @@ pub fn write_index(out: &Path, systems: &[(&Path, &Summary)]) -> Result<PathBuf,
             let relative = dir.strip_prefix(out).unwrap_or(dir);
             relative
                 .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .map(|c| url_segment(&c.as_os_str().to_string_lossy()))
                 .collect::<Vec<_>>()
                 .join("/")
         })
@@ -743,6 +743,20 @@ pub fn write_index(out: &Path, systems: &[(&Path, &Summary)]) -> Result<PathBuf,
     let path = out.join(INDEX_HTML);
     write_file(&path, render_index(&entries).as_bytes())?;
     Ok(path)
+}
+
+/// A path segment for a relative URL: bytes outside `A-Za-z0-9-._~` percent-encoded,
+/// so that a directory named with `#`, `?` or `%` still links to itself.
+fn url_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
 }
 
 /// One metric of a paired comparison: both systems' values, the difference (B − A)
@@ -849,4 +863,38 @@ pub fn render_compare(
     config_section(&mut out, &systems);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_become_url_segments() {
+        assert_eq!(url_segment("naive-rag"), "naive-rag");
+        assert_eq!(
+            url_segment("cmd_python3 a#b?c%"),
+            "cmd_python3%20a%23b%3Fc%25"
+        );
+        assert_eq!(url_segment("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn a_verdict_needs_an_interval_clear_of_zero() {
+        let d = |lo, hi| Difference {
+            key: "FE",
+            a: Some(0.1),
+            b: Some(0.2),
+            difference: Some(0.1),
+            interval: Some(Interval { lo, hi }),
+        };
+        assert_eq!(verdict(&d(0.05, 0.15), "a", "b"), "b higher");
+        assert_eq!(verdict(&d(-0.15, -0.05), "a", "b"), "a higher");
+        assert_eq!(verdict(&d(-0.05, 0.15), "a", "b"), "tied");
+        let undefined = Difference {
+            difference: None,
+            ..d(0.0, 0.0)
+        };
+        assert_eq!(verdict(&undefined, "a", "b"), "undefined");
+    }
 }

@@ -138,3 +138,29 @@ fn the_crate_docs_open_with_the_test_harness() {
         "the first example of the crate docs is not the harness:\n{first_example}"
     );
 }
+
+#[test]
+fn the_readme_dependency_resolves_without_a_published_crate() {
+    let readme = readme();
+    let toml = readme
+        .split("```toml")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the README's Cargo.toml block");
+    let line = toml
+        .lines()
+        .find(|l| l.starts_with("bemula ="))
+        .expect("a bemula dependency line");
+    assert!(
+        line.contains("path =") || line.contains("git ="),
+        "bemula is not on crates.io: {line:?} does not resolve"
+    );
+    assert!(
+        line.contains("default-features = false"),
+        "in-process users need no HTTP or LLM parts: {line:?}"
+    );
+    assert!(
+        readme.contains("cargo install --path ."),
+        "how to install the command"
+    );
+}
