@@ -104,6 +104,7 @@ fn the_documented_judge_separators_are_the_ones_the_parser_takes() {
     );
 }
 
+#[cfg(feature = "llm")]
 #[test]
 fn the_cache_default_reads_the_same_in_help_and_readme() {
     let strip = |s: &str| s.replace(['`', '$'], "").trim().to_string();
