@@ -1,9 +1,11 @@
 //! Integration tests of the crate, one module per topic.
 
 mod adapters;
+mod docs;
 mod engine;
 mod generate;
 mod harness;
+mod html;
 mod journal;
 mod judge;
 #[cfg(feature = "llm")]
