@@ -3,7 +3,7 @@
 //! 127.0.0.1 (no network, no model).
 
 #[path = "support/chat_server.rs"]
-mod chat_server;
+pub(crate) mod chat_server;
 
 use bemula::answer::{Answerer, NO_INFORMATION};
 use bemula::dataset::{Attack, FORGOTTEN, NO_LEAK, Suite, Version};

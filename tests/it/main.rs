@@ -6,6 +6,8 @@ mod generate;
 mod harness;
 mod judge;
 #[cfg(feature = "llm")]
+mod limiter;
+#[cfg(feature = "llm")]
 mod llm;
 mod metrics;
 mod protocol;
