@@ -415,7 +415,7 @@ pub struct EndpointUsage {
 
 impl fmt::Display for EndpointUsage {
     /// One line, e.g. `http://127.0.0.1:8080/v1: 2982 requests, peak 8 in flight (limit
-    /// 8), mean 7.6, 0 rate-limited (429), 12.3 s waiting for a permit`.
+    /// 8), mean 7.6, 0 rate-limited (429), 1204 waited for a permit (61.3 s in all)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
