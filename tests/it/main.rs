@@ -9,6 +9,8 @@ mod html;
 mod journal;
 mod judge;
 #[cfg(feature = "llm")]
+mod limiter;
+#[cfg(feature = "llm")]
 mod llm;
 mod metrics;
 mod protocol;
