@@ -20,7 +20,7 @@ pub struct Args {
     /// The labeled set, one JSON item per line.
     #[arg(long, value_name = "FILE")]
     pub labels: PathBuf,
-    /// The judge: `rule`, or `llm:MODEL[,MODEL…]` (several models: majority decides).
+    /// The judge: `rule`, or `llm:MODEL[+MODEL…]` (several models: majority decides).
     #[arg(long, default_value = "rule", value_name = "SPEC")]
     pub judge: String,
     /// Print the result as JSON.

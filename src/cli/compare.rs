@@ -1,9 +1,10 @@
 //! `bemula compare A B`: two systems' results on the same data, metric by metric, with
 //! paired cluster-bootstrap intervals of the difference (the paper's Appendix K: the
-//! same instance draws for both systems).
+//! same instance draws for both systems); `--html FILE` draws them as a page.
 
 use super::CliResult;
 use crate::metrics::{self, BootstrapConfig};
+use crate::report::html::{self, Difference};
 use crate::report::{self, SUMMARY_JSON, Summary};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,10 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also write the differences as a self-contained HTML page (a forest plot of the
+    /// differences with their intervals, and the table) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Runs `bemula compare`.
@@ -61,6 +66,21 @@ pub fn run(args: Args) -> CliResult {
         let diff = a.zip(b).map(|(a, b)| b - a);
         rows.push((key, a, b, diff, intervals.get(key).copied()));
     }
+    if let Some(path) = &args.html {
+        let differences: Vec<Difference<'_>> = rows
+            .iter()
+            .map(|&(key, a, b, difference, interval)| Difference {
+                key,
+                a,
+                b,
+                difference,
+                interval,
+            })
+            .collect();
+        let page = html::render_compare(&summary_a, &summary_b, &differences, config.resamples);
+        report::write_file(path, page.as_bytes())?;
+        eprintln!("bemula compare: wrote {}", path.display());
+    }
     if args.json {
         let json: serde_json::Map<String, serde_json::Value> = rows
             .iter()
@@ -92,18 +112,20 @@ pub fn run(args: Args) -> CliResult {
         "95% interval"
     );
     for (key, a, b, diff, interval) in rows {
-        let (range, verdict) = match (diff, interval) {
-            (Some(_), Some(i)) => (
-                format!("[{}, {}]", pct(Some(i.lo)), pct(Some(i.hi))),
-                if i.lo > 0.0 {
-                    format!("{shown_b} higher")
-                } else if i.hi < 0.0 {
-                    format!("{shown_a} higher")
-                } else {
-                    "tied".to_string()
-                },
-            ),
-            _ => ("–".to_string(), "undefined".to_string()),
+        let verdict = html::verdict(
+            &Difference {
+                key,
+                a,
+                b,
+                difference: diff,
+                interval,
+            },
+            name_a,
+            name_b,
+        );
+        let range = match (diff, interval) {
+            (Some(_), Some(i)) => format!("[{}, {}]", pct(Some(i.lo)), pct(Some(i.hi))),
+            _ => "–".to_string(),
         };
         let _ = writeln!(
             out,

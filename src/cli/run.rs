@@ -293,6 +293,7 @@ async fn run_async(args: Args) -> CliResult {
         factories.len()
     );
     let mut summaries = Vec::new();
+    let mut dirs = Vec::new();
     for (spec, dir_name, selected, jobs) in factories {
         let factory = selected.factory;
         let info = factory.info();
@@ -421,7 +422,13 @@ async fn run_async(args: Args) -> CliResult {
             ));
         }
         summaries.push((summary.config.system.name.clone(), summary));
+        dirs.push(dir);
     }
+    let pages = dirs
+        .iter()
+        .map(|d| d.as_path())
+        .zip(summaries.iter().map(|(_, s)| s));
+    let index = report::html::write_index(&args.out, &pages.collect::<Vec<_>>())?;
     marker.complete = true;
     write_marker(&marker_path, &marker)?;
     let rows: Vec<(String, &Summary)> = summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
@@ -446,13 +453,15 @@ async fn run_async(args: Args) -> CliResult {
         instances.len()
     );
     print!("{}", report::render_table(&rows));
+    print!("\n{}", report::render_legend(&report::TABLE_METRICS));
     if let Some(usage) = llm.usage_text() {
         println!("\nModel usage:\n{usage}");
     }
     println!(
-        "\nReports: {}  (total {:.1}s)",
+        "\nReports: {}  (total {:.1}s); figures: {}",
         args.out.display(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        index.display()
     );
     if !failing.is_empty() {
         for line in &failing {

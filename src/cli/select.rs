@@ -46,11 +46,25 @@ impl LlmContext {
         UsageMark {
             #[cfg(feature = "llm")]
             at: self.meter.snapshot(),
+            #[cfg(feature = "llm")]
+            endpoint: crate::llm::limiter::existing_limiter(&self.args.base_url).map(|l| l.mark()),
         }
     }
 
+    /// What the endpoint saw since `mark` (since its first client when `None`), when
+    /// a client of it made a request.
+    #[cfg(feature = "llm")]
+    fn endpoint_usage(
+        &self,
+        mark: Option<&crate::llm::limiter::EndpointMark>,
+    ) -> Option<crate::llm::EndpointUsage> {
+        let limiter = crate::llm::limiter::existing_limiter(&self.args.base_url)?;
+        Some(limiter.usage_since(mark)).filter(|u| u.requests > 0)
+    }
+
     /// Usage of the model calls since `mark`, as JSON for the run's configuration, or
-    /// `None` when no model was called.
+    /// `None` when no model was called: per role, and under `endpoints` what the
+    /// endpoint saw (peak and mean in flight, 429s, time waiting for a permit).
     pub fn usage_since(&self, #[allow(unused)] mark: &UsageMark) -> Option<serde_json::Value> {
         #[cfg(feature = "llm")]
         {
@@ -58,7 +72,14 @@ impl LlmContext {
             if used == crate::llm::UsageByRole::default() {
                 return None;
             }
-            serde_json::to_value(used).ok()
+            let mut value = serde_json::to_value(used).ok()?;
+            if let (Some(map), Some(endpoint)) = (
+                value.as_object_mut(),
+                self.endpoint_usage(mark.endpoint.as_ref()),
+            ) {
+                map.insert("endpoints".into(), serde_json::to_value([endpoint]).ok()?);
+            }
+            Some(value)
         }
         #[cfg(not(feature = "llm"))]
         None
@@ -78,7 +99,14 @@ impl LlmContext {
         #[cfg(feature = "llm")]
         {
             let used = self.meter.snapshot();
-            (used != crate::llm::UsageByRole::default()).then(|| used.to_string())
+            if used == crate::llm::UsageByRole::default() {
+                return None;
+            }
+            let mut text = used.to_string();
+            if let Some(endpoint) = self.endpoint_usage(None) {
+                text.push_str(&format!("endpoint {endpoint}\n"));
+            }
+            Some(text)
         }
         #[cfg(not(feature = "llm"))]
         None
@@ -89,6 +117,8 @@ impl LlmContext {
 pub struct UsageMark {
     #[cfg(feature = "llm")]
     at: crate::llm::UsageByRole,
+    #[cfg(feature = "llm")]
+    endpoint: Option<crate::llm::limiter::EndpointMark>,
 }
 
 /// A system under test, with its adapter client when it is one.

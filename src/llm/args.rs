@@ -23,7 +23,9 @@ pub struct LlmArgs {
     /// Do not read or write the response cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
-    /// Most model requests in flight at once.
+    /// Most model requests in flight at once at the endpoint, for the answerer, the
+    /// judge models and the full-context system together (halved on HTTP 429, then
+    /// grown back).
     #[arg(long, default_value_t = 8, value_name = "N")]
     pub max_in_flight: usize,
     /// Time limit of one model request, in seconds.

@@ -1,15 +1,16 @@
-//! The OpenAI-compatible chat-completions client: bounded concurrency, retries with
+//! The OpenAI-compatible chat-completions client: the endpoint's shared, adaptive
+//! concurrency limit ([`super::limiter`]), retries with
 //! exponential backoff (honouring `Retry-After`), the response cache, usage metering,
 //! and a start-up [`LlmClient::preflight`] that turns a wrong key or model into one
 //! clear error.
 
 use super::cache::{CacheEntry, CacheKey, ResponseCache};
 use super::error::excerpt;
+use super::limiter::{self, EndpointLimiter, Feedback};
 use super::{ApiKey, LlmConfig, LlmError, Role, UsageMeter};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// Longest backoff between two attempts, and longest `Retry-After` honoured.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
@@ -68,14 +69,15 @@ pub struct Completion {
 struct Shared {
     http: reqwest::Client,
     key: Option<ApiKey>,
-    semaphore: Semaphore,
+    limiter: Arc<EndpointLimiter>,
     cache: Option<ResponseCache>,
     meter: Arc<UsageMeter>,
 }
 
 /// A client for one model on one endpoint. Cheap to clone; clones and
-/// [`LlmClient::with_model`] share the connection pool, the concurrency limit, the
-/// cache and the meter.
+/// [`LlmClient::with_model`] share the connection pool, the cache and the meter. The
+/// concurrency limit is the endpoint's: every client of the same base URL in the
+/// process shares it (see [`super::limiter`]).
 #[derive(Clone)]
 pub struct LlmClient {
     config: LlmConfig,
@@ -168,7 +170,7 @@ impl LlmClient {
             shared: Arc::new(Shared {
                 http,
                 key,
-                semaphore: Semaphore::new(config.max_in_flight),
+                limiter: limiter::limiter_for(&config.base_url, config.max_in_flight),
                 cache,
                 meter,
             }),
@@ -187,6 +189,11 @@ impl LlmClient {
     /// The configuration.
     pub fn config(&self) -> &LlmConfig {
         &self.config
+    }
+
+    /// The endpoint's concurrency limiter, shared with every client of the endpoint.
+    pub fn limiter(&self) -> &Arc<EndpointLimiter> {
+        &self.shared.limiter
     }
 
     /// The meter the client counts into.
@@ -264,13 +271,10 @@ impl LlmClient {
         loop {
             attempt += 1;
             let outcome = {
-                let _permit = self
-                    .shared
-                    .semaphore
-                    .acquire()
-                    .await
-                    .expect("the semaphore is never closed");
-                self.attempt(&body).await
+                let permit = self.shared.limiter.acquire().await;
+                let outcome = self.attempt(&body).await;
+                permit.finish(feedback(&outcome));
+                outcome
             };
             let retry_after = match &outcome {
                 Attempt::Reply(content, prompt_tokens, completion_tokens) => {
@@ -426,6 +430,16 @@ impl LlmClient {
                 }
             }
         }
+    }
+}
+
+/// What an attempt tells the endpoint's adaptive limit: 429 or a `Retry-After`
+/// header asks for fewer requests in flight; a reply allows more.
+fn feedback(outcome: &Attempt) -> Feedback {
+    match outcome {
+        Attempt::Reply(..) => Feedback::Success,
+        Attempt::Status(429, ..) | Attempt::Status(_, Some(_), _) => Feedback::Overloaded,
+        _ => Feedback::Neutral,
     }
 }
 

@@ -34,8 +34,9 @@ pub struct LlmConfig {
     pub max_tokens: u32,
     /// Time limit of one HTTP request.
     pub timeout: Duration,
-    /// Most requests in flight at once through one client (and the clients derived
-    /// from it with [`crate::llm::LlmClient::with_model`]).
+    /// Most requests in flight at once at this endpoint, for every client of its base
+    /// URL in the process together (the smallest of their settings wins; see
+    /// [`crate::llm::limiter`]). HTTP 429 lowers the limit for a while.
     pub max_in_flight: usize,
     /// How many times a failed request is retried on a connection error, a timeout,
     /// HTTP 429 or 5xx (so at most `retries + 1` attempts).

@@ -29,6 +29,7 @@ mod error;
 pub mod full_context;
 pub mod guard;
 mod judge;
+pub mod limiter;
 pub mod prompt;
 mod usage;
 
@@ -42,6 +43,7 @@ pub use config::{
 pub use error::LlmError;
 pub use full_context::{FullContext, FullContextFactory, full_context_factory};
 pub use judge::{JudgeDetail, JudgeStats, LlmJudge, ModelVote, parse_verdict};
+pub use limiter::{EndpointLimiter, EndpointUsage};
 pub use usage::{Role, Usage, UsageByRole, UsageMeter};
 
 /// A judge chosen on the command line.

@@ -139,8 +139,12 @@ pub fn render_markdown(summary: &Summary) -> String {
         "## Metrics (percent, 95% cluster-bootstrap intervals over instances, {} resamples)\n",
         c.bootstrap_resamples
     );
-    let _ = writeln!(out, "| metric | value | 95% interval |\n|---|---:|---:|");
-    for name in ["RA", "FE", "PR", "RLA", "AR", "RPR", "FA", "UG", "Score"] {
+    let _ = writeln!(
+        out,
+        "| metric | name | value | 95% interval |\n|---|---|---:|---:|"
+    );
+    for doc in super::legend::METRICS {
+        let name = doc.key;
         let interval = summary
             .intervals
             .get(name)
@@ -148,10 +152,20 @@ pub fn render_markdown(summary: &Summary) -> String {
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             out,
-            "| {name} | {} | {interval} |",
+            "| {name} | {} | {} | {interval} |",
+            doc.name,
             pct(summary.metrics.get(name))
         );
     }
+    let _ = writeln!(out, "\nWhat each metric measures:\n");
+    for doc in super::legend::METRICS {
+        let _ = writeln!(out, "- **{}** ({}): {}", doc.key, doc.name, doc.meaning);
+    }
+    let _ = writeln!(
+        out,
+        "\nThe same with figures: `{}` beside this file.",
+        super::html::REPORT_HTML
+    );
     let names = ["RA", "FE", "RLA", "AR", "RPR"];
     let _ = writeln!(
         out,

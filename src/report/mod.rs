@@ -1,22 +1,27 @@
 //! Reports of a run: `results.jsonl` (one [`Record`] per line), `summary.json`
 //! ([`Summary`]), `summary.md` (the metric table with intervals, breakdowns, the failing
-//! requests) and `junit.xml` (one test case per request).
+//! requests), `junit.xml` (one test case per request) and `report.html` (the same with
+//! figures, one self-contained page; see [`html`]).
 //!
 //! A report never recomputes a metric: [`Summary::build`] calls [`crate::metrics`]
 //! once and every output renders that summary.
 
 mod dir;
+pub mod html;
 pub mod journal;
 mod junit;
+pub mod legend;
 mod markdown;
 mod message;
+mod svg;
 
 pub use dir::{
     Coverage, DirLock, LockHolder, LockState, check_writable, encode_records, new_run_id,
     read_verified, records_checksum,
 };
 pub use junit::{write_junit, write_junit_marked};
-pub use markdown::{pct, render_markdown, render_table};
+pub use legend::{METRICS, MetricDoc, render_legend};
+pub use markdown::{TABLE_METRICS, pct, render_markdown, render_table};
 pub use message::{outcome_name, request_message, test_name};
 
 use crate::metrics::{
@@ -145,7 +150,8 @@ pub const SUMMARY_MD: &str = "summary.md";
 /// See [`RESULTS`].
 pub const JUNIT: &str = "junit.xml";
 
-/// Writes `results.jsonl`, `summary.json`, `summary.md` and `junit.xml` into `dir`.
+/// Writes `results.jsonl`, `summary.json`, `summary.md`, `junit.xml` and `report.html`
+/// into `dir`.
 /// `times` gives each request's wall time in seconds by test name, where known.
 pub fn write_all(
     dir: &Path,
@@ -178,14 +184,15 @@ pub fn write_all_marked(
         );
     }
     write_file(&dir.join(SUMMARY_MD), markdown.as_bytes())?;
+    html::write_report(dir, summary, records)?;
     write_junit_marked(&dir.join(JUNIT), records, summary, times, known)
 }
 
 /// Removes the report files of an earlier run from `dir` (`results.jsonl`,
-/// `summary.json`, `summary.md`, `junit.xml`), so that no stale report stays where a
+/// `summary.json`, `summary.md`, `junit.xml`, `report.html`), so that no stale report stays where a
 /// current one is expected. Missing files are fine.
 pub fn remove_reports(dir: &Path) -> Result<(), ReportError> {
-    for name in [RESULTS, SUMMARY_JSON, SUMMARY_MD, JUNIT] {
+    for name in [RESULTS, SUMMARY_JSON, SUMMARY_MD, JUNIT, html::REPORT_HTML] {
         let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Ok(()) => {}

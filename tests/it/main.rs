@@ -1,11 +1,15 @@
 //! Integration tests of the crate, one module per topic.
 
 mod adapters;
+mod docs;
 mod engine;
 mod generate;
 mod harness;
+mod html;
 mod journal;
 mod judge;
+#[cfg(feature = "llm")]
+mod limiter;
 #[cfg(feature = "llm")]
 mod llm;
 mod metrics;

@@ -1,9 +1,11 @@
 //! A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for tests: a
 //! small HTTP/1.1 responder on its own thread and tokio runtime. Each test scripts the
-//! replies (a queue, or a function of the request) and reads back every request.
+//! replies (a queue, or a function of the request and the load) and reads back every
+//! request and the most requests it had open at once.
 
 use serde_json::{Value, json};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -116,13 +118,23 @@ impl Recorded {
     }
 }
 
-type Responder = Box<dyn Fn(&Recorded) -> Scripted + Send + Sync>;
+type Responder = Box<dyn Fn(&Recorded, usize) -> Scripted + Send + Sync>;
+
+/// Requests open at the server: received in full and not yet answered.
+#[derive(Debug, Default)]
+struct Load {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+    /// The requests open when each request arrived (itself included), in order.
+    seen: Mutex<Vec<usize>>,
+}
 
 /// The running server; stops when dropped.
 pub struct ChatServer {
     /// Base URL to configure clients with: `http://127.0.0.1:PORT/v1`.
     pub url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    load: Arc<Load>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -141,7 +153,18 @@ impl ChatServer {
 
     /// Replies with whatever `f` says for each request.
     pub fn respond(f: impl Fn(&Recorded) -> Scripted + Send + Sync + 'static) -> ChatServer {
+        ChatServer::respond_under_load(move |r, _| f(r))
+    }
+
+    /// Replies with whatever `f` says for each request and the number of requests open
+    /// at the server when it arrived (itself included), e.g. HTTP 429 above a
+    /// threshold.
+    pub fn respond_under_load(
+        f: impl Fn(&Recorded, usize) -> Scripted + Send + Sync + 'static,
+    ) -> ChatServer {
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let load = Arc::new(Load::default());
+        let server_load = Arc::clone(&load);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let log = Arc::clone(&requests);
@@ -162,7 +185,8 @@ impl ChatServer {
                             let Ok((stream, _)) = accepted else { continue };
                             let log = Arc::clone(&log);
                             let responder = Arc::clone(&responder);
-                            tokio::spawn(serve(stream, log, responder));
+                            let load = Arc::clone(&server_load);
+                            tokio::spawn(serve(stream, log, load, responder));
                         }
                     }
                 }
@@ -172,6 +196,7 @@ impl ChatServer {
         ChatServer {
             url: format!("http://{addr}/v1"),
             requests,
+            load,
             stop: Some(stop),
         }
     }
@@ -185,6 +210,18 @@ impl ChatServer {
     pub fn count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }
+
+    /// The most requests open at once: received in full and not yet answered. (A
+    /// request counts until its reply starts, so one that the client sends as soon as
+    /// another's reply arrives never overlaps it here.)
+    pub fn peak_in_flight(&self) -> usize {
+        self.load.peak.load(Ordering::SeqCst)
+    }
+
+    /// The requests open when each request arrived, itself included, in arrival order.
+    pub fn load_seen(&self) -> Vec<usize> {
+        self.load.seen.lock().unwrap().clone()
+    }
 }
 
 impl Drop for ChatServer {
@@ -195,7 +232,12 @@ impl Drop for ChatServer {
     }
 }
 
-async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Recorded>>>, responder: Arc<Responder>) {
+async fn serve(
+    mut stream: TcpStream,
+    log: Arc<Mutex<Vec<Recorded>>>,
+    load: Arc<Load>,
+    responder: Arc<Responder>,
+) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_end = loop {
@@ -236,11 +278,19 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Recorded>>>, responder:
         headers,
         body,
     };
+    let open = {
+        let mut seen = load.seen.lock().unwrap();
+        let open = load.now.fetch_add(1, Ordering::SeqCst) + 1;
+        load.peak.fetch_max(open, Ordering::SeqCst);
+        seen.push(open);
+        open
+    };
     log.lock().unwrap().push(recorded.clone());
-    let reply = responder(&recorded);
+    let reply = responder(&recorded, open);
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }
+    load.now.fetch_sub(1, Ordering::SeqCst);
     let mut out = format!(
         "HTTP/1.1 {} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         reply.status,
