@@ -21,12 +21,11 @@ impl MemorySystem for MyMemory {
         Ok(())
     }
     fn query(&mut self, _ns: &Namespace, question: &str) -> SystemResult<Reply> {
-        // Return your own answer (Reply::Answer) or what you retrieved (Reply::Memories);
-        // memories are turned into an answer by the run's answerer, the same for every system.
+        // Return your own answer (Reply::Answer) or what you retrieved, best first
+        // (Reply::memories, or Reply::Memories with times); memories are turned into an
+        // answer by the run's answerer, the same for every system.
         let _ = question;
-        Ok(Reply::Memories(
-            self.turns.iter().rev().take(5).cloned().collect(),
-        ))
+        Ok(Reply::memories(self.turns.iter().rev().take(5).cloned()))
     }
 }
 

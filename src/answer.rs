@@ -4,6 +4,7 @@
 //! The built-in [`Extractive`] answerer runs offline: it answers with the retrieved
 //! text that best matches the question, or says it has no such information.
 
+use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
 use once_cell::sync::Lazy;
@@ -18,8 +19,9 @@ pub struct AnswerError(pub String);
 /// Composes an answer to a question from retrieved memories.
 #[async_trait]
 pub trait Answerer: Send + Sync {
-    /// The answer to `question` given `memories` (possibly none).
-    async fn answer(&self, question: &str, memories: &[String]) -> Result<String, AnswerError>;
+    /// The answer to `question` given `memories` (possibly none), best first or with
+    /// times (see [`Memory`]).
+    async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError>;
     /// The answer to a question of `instance` asked on `version`; what the runner
     /// calls. The default reads only the question's text ([`Answerer::answer`]); a
     /// reader that needs the item itself (the [`crate::oracle::Oracle`], which looks
@@ -29,7 +31,7 @@ pub trait Answerer: Send + Sync {
         instance: &crate::dataset::Instance,
         question: &crate::dataset::Question,
         version: crate::dataset::Version,
-        memories: &[String],
+        memories: &[Memory],
     ) -> Result<String, AnswerError> {
         let _ = (instance, version);
         self.answer(&question.text, memories).await
@@ -94,10 +96,11 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   September 2023?" is not answered by a sentence that only shares the date, "Which
 ///   city did I visit on my trip on February 5, 2025?" still by "my trip on February
 ///   5, 2025 was to Cape Town").
-/// - **Order.** Among sentences scoring within [`TIE_MARGIN`] of the best, the later
-///   one wins: systems that return their memories in the order they learnt them
-///   (every built-in system does) get the most recent statement, so a new value
-///   stated after an old one is the answer.
+/// - **Order.** Among sentences scoring within [`TIE_MARGIN`] of the best, the most
+///   recent wins when memories carry times (so a new value stated after an old one is
+///   the answer), and otherwise the one from the memory listed first, since the
+///   protocol lists memories best first ([`reading_order`]). [`Extractive::respond`]
+///   itself takes texts least preferred first and lets the later win.
 /// - **Yes/no questions** ("Answer yes or no: is it true that …", "Is it true that
 ///   …", "Do I …?"): the statement's value words — those after its last linking word
 ///   ("is", "was", "in", "at", "for", …), or all but its first content word when it
@@ -114,13 +117,24 @@ pub struct Extractive;
 
 #[async_trait]
 impl Answerer for Extractive {
-    async fn answer(&self, question: &str, memories: &[String]) -> Result<String, AnswerError> {
-        Ok(Extractive::respond(question, memories))
+    async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError> {
+        Ok(Extractive::respond(question, &reading_order(memories)))
     }
 
     fn name(&self) -> String {
         "extractive".to_string()
     }
+}
+
+/// The texts of `memories` least preferred first, the order [`Extractive::respond`]
+/// reads them in (the later of near-tied sentences wins): memories with a time oldest
+/// first, after those without one; memories without a time (and memories of the same
+/// time) in reverse list order, since the list is best first. So the same memories
+/// give the same answer best first or in learnt order when they carry times.
+pub fn reading_order(memories: &[Memory]) -> Vec<String> {
+    let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
+    ordered.sort_by_key(|m| m.time_key());
+    ordered.into_iter().map(|m| m.text.clone()).collect()
 }
 
 /// Words that frame a question (roles, overrides, requests to tell) without being
@@ -1050,9 +1064,51 @@ mod tests {
         let a = Extractive;
         assert_eq!(a.name(), "extractive");
         let out = a
-            .answer("Where do I live?", &mem(&["I live in Denver."]))
+            .answer("Where do I live?", &[Memory::from("I live in Denver.")])
             .await
             .unwrap();
         assert_eq!(out, "I live in Denver.");
+    }
+
+    #[tokio::test]
+    async fn timed_memories_give_the_same_answer_best_first_or_in_learnt_order() {
+        let learnt = vec![
+            Memory::at("I drive a Honda Civic to work.", "2024-01-10"),
+            Memory::at("We went hiking near the lake.", "2024-03-02"),
+            Memory::at(
+                "I sold the Civic; now I drive a Subaru Outback.",
+                "2024-09-02T18:30:00Z",
+            ),
+        ];
+        let best_first: Vec<Memory> = vec![learnt[2].clone(), learnt[0].clone(), learnt[1].clone()];
+        let question = "What do I drive now?";
+        let a = Extractive.answer(question, &learnt).await.unwrap();
+        let b = Extractive.answer(question, &best_first).await.unwrap();
+        assert_eq!(a, b);
+        assert!(a.contains("Subaru"), "{a}");
+    }
+
+    #[tokio::test]
+    async fn without_times_the_first_listed_of_tied_memories_wins() {
+        let memories = [
+            Memory::from("My favourite tea is oolong."),
+            Memory::from("My favourite tea is chamomile."),
+        ];
+        let answer = Extractive
+            .answer("What is my favourite tea?", &memories)
+            .await
+            .unwrap();
+        assert!(answer.contains("oolong"), "{answer}");
+    }
+
+    #[test]
+    fn reading_order_puts_the_newest_last() {
+        let memories = [
+            Memory::at("b", "2024-05-01"),
+            Memory::from("untimed"),
+            Memory::at("c", "2024-05-01T10:00:00"),
+            Memory::at("a", "2023-12-31"),
+        ];
+        assert_eq!(reading_order(&memories), ["untimed", "a", "b", "c"]);
     }
 }

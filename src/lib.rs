@@ -35,7 +35,7 @@
 //!     }
 //!     fn query(&mut self, _ns: &Namespace, _question: &str) -> SystemResult<Reply> {
 //!         // Your answer (Reply::Answer) or what you retrieved (Reply::Memories).
-//!         Ok(Reply::Memories(self.turns.iter().rev().take(5).cloned().collect()))
+//!         Ok(Reply::memories(self.turns.iter().rev().take(5).cloned()))
 //!     }
 //! }
 //!

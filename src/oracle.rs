@@ -27,6 +27,7 @@
 use crate::answer::{AnswerError, Answerer};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
 use crate::judge::rule::normalize::Text;
+use crate::system::Memory;
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -55,7 +56,7 @@ impl Oracle {
         instance: &Instance,
         question: &Question,
         version: Version,
-        memories: &[String],
+        memories: &[Memory],
     ) -> String {
         let sought: Vec<(&str, Text)> = sought(instance, question, version)
             .into_iter()
@@ -65,8 +66,8 @@ impl Oracle {
         let Some((value, _)) = sought.first() else {
             return DONT_KNOW.to_string();
         };
-        let retrieved = reading_order(memories).any(|memory| {
-            let text = self.normalise(memory);
+        let retrieved = reading_order(memories).into_iter().any(|memory| {
+            let text = self.normalise(&memory.text);
             sought.iter().any(|(_, spelling)| text.contains(spelling))
         });
         if !retrieved {
@@ -91,14 +92,13 @@ impl Oracle {
 }
 
 /// The order in which memories are read; the first that holds a sought spelling
-/// decides that the fact was retrieved.
-///
-/// Memories carry no time today, and the protocol returns them in relevance order, so
-/// they are read as given. MEMORY TIMES: when memories carry a time, read the newest
-/// first here (memories without a time after those with one, in the given order), so
-/// that the newest memory holding the value decides.
-fn reading_order(memories: &[String]) -> impl Iterator<Item = &String> {
-    memories.iter()
+/// decides that the fact was retrieved: newest first when memories carry times
+/// (those without a time after them), otherwise the given order, which the protocol
+/// defines as relevance.
+fn reading_order(memories: &[Memory]) -> Vec<&Memory> {
+    let mut ordered: Vec<&Memory> = memories.iter().collect();
+    ordered.sort_by_key(|m| std::cmp::Reverse(m.time_key()));
+    ordered
 }
 
 /// The spellings the oracle looks for; the first is the value it answers with.
@@ -151,7 +151,7 @@ fn fact_spellings<'a>(instance: &'a Instance, fact: &str) -> Vec<&'a str> {
 impl Answerer for Oracle {
     /// The oracle needs the data set's item; given only a question's text it fails,
     /// and the failure is recorded as an error, never as an answer.
-    async fn answer(&self, question: &str, memories: &[String]) -> Result<String, AnswerError> {
+    async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError> {
         let _ = memories;
         Err(AnswerError(format!(
             "the oracle reader answers only questions of a data set (it needs their gold \
@@ -164,7 +164,7 @@ impl Answerer for Oracle {
         instance: &Instance,
         question: &Question,
         version: Version,
-        memories: &[String],
+        memories: &[Memory],
     ) -> Result<String, AnswerError> {
         Ok(self.respond(instance, question, version, memories))
     }
@@ -218,8 +218,8 @@ mod tests {
         }
     }
 
-    fn mem(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|s| s.to_string()).collect()
+    fn mem(lines: &[&str]) -> Vec<Memory> {
+        lines.iter().map(|s| Memory::from(*s)).collect()
     }
 
     fn judged(q: &Question, version: Version, answer: &str) -> Verdict {

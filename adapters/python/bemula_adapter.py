@@ -7,8 +7,10 @@ Wrap any object that has
 
     reset(namespace)                 forget everything in the namespace, nothing else
     observe(namespace, turn)         turn = {"index": int, "user": str, "assistant": str}
-    query(namespace, question)       -> str (an answer) or list[str] (memories)
-                                        or {"answer": str} / {"memories": [str, ...]}
+    query(namespace, question)       -> str (an answer) or a list of memories, best
+                                        first, or {"answer": str} / {"memories": [...]};
+                                        a memory is a str or {"text": str, "time": str}
+                                        (time: ISO 8601, when it was learnt)
 
 and optionally start_session(namespace, session), end_session(namespace),
 flush(namespace) and info() -> {"name", "version", "settings", "capabilities"}:
@@ -193,19 +195,28 @@ class Dispatcher:
         }
 
 
+def _is_memory(m):
+    if isinstance(m, str):
+        return True
+    return (isinstance(m, dict) and isinstance(m.get("text"), str)
+            and set(m) <= {"text", "time"}
+            and (m.get("time") is None or isinstance(m.get("time"), str)))
+
+
 def _query_result(reply):
     if isinstance(reply, str):
         return {"answer": reply}
-    if isinstance(reply, (list, tuple)) and all(isinstance(m, str) for m in reply):
+    if isinstance(reply, (list, tuple)) and all(_is_memory(m) for m in reply):
         return {"memories": list(reply)}
     if isinstance(reply, dict) and len(reply) == 1 and (
             isinstance(reply.get("answer"), str)
             or (isinstance(reply.get("memories"), list)
-                and all(isinstance(m, str) for m in reply["memories"]))):
+                and all(_is_memory(m) for m in reply["memories"]))):
         return reply
     raise AdapterError(INTERNAL_ERROR,
-                       "query must return a string, a list of strings, {'answer': str} or "
-                       f"{{'memories': [str]}}; got {type(reply).__name__}")
+                       "query must return a string, a list of memories (str or "
+                       "{'text': str, 'time': str}), {'answer': str} or "
+                       f"{{'memories': [...]}}; got {type(reply).__name__}")
 
 
 def _failure(rid, error):

@@ -4,6 +4,7 @@
 use super::prompt::{ANSWER, neutralise};
 use super::{LlmClient, LlmConfig, LlmError, Message, Role, UsageMeter};
 use crate::answer::{AnswerError, Answerer, NO_INFORMATION};
+use crate::system::Memory;
 use async_trait::async_trait;
 use std::sync::Arc;
 
@@ -35,12 +36,21 @@ impl LlmAnswerer {
     }
 }
 
-/// The messages for one question: memories numbered, neutralised and fenced.
-pub(crate) fn answer_messages(question: &str, memories: &[String]) -> Vec<Message> {
+/// The messages for one question: memories numbered (with their time, when they have
+/// one), neutralised and fenced.
+pub(crate) fn answer_messages(question: &str, memories: &[Memory]) -> Vec<Message> {
     let listed = memories
         .iter()
         .enumerate()
-        .map(|(i, m)| format!("[{}] {}", i + 1, neutralise(m.trim())))
+        .map(|(i, m)| match &m.time {
+            Some(time) => format!(
+                "[{}] ({}) {}",
+                i + 1,
+                neutralise(time.trim()),
+                neutralise(m.text.trim())
+            ),
+            None => format!("[{}] {}", i + 1, neutralise(m.text.trim())),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let user = ANSWER.render(
@@ -57,8 +67,8 @@ pub(crate) fn answer_messages(question: &str, memories: &[String]) -> Vec<Messag
 impl Answerer for LlmAnswerer {
     /// With no memories at all the answer is [`NO_INFORMATION`] without a call: there is
     /// nothing to answer from, and a model could only guess.
-    async fn answer(&self, question: &str, memories: &[String]) -> Result<String, AnswerError> {
-        if memories.iter().all(|m| m.trim().is_empty()) {
+    async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError> {
+        if memories.iter().all(|m| m.text.trim().is_empty()) {
             return Ok(NO_INFORMATION.to_string());
         }
         let messages = answer_messages(question, memories);

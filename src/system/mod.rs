@@ -65,8 +65,89 @@ pub struct TurnInput {
 pub enum Reply {
     /// The system's own final answer.
     Answer(String),
-    /// The memories it retrieved; the run's answerer composes the answer from them.
-    Memories(Vec<String>),
+    /// The memories it retrieved, best first; the run's answerer composes the answer
+    /// from them. Memories that carry a [`Memory::time`] are read newest first where
+    /// they tie; without times, list order is relevance.
+    Memories(Vec<Memory>),
+}
+
+impl Reply {
+    /// Memories without times, best first: `Reply::memories(texts)`.
+    pub fn memories<I>(memories: I) -> Reply
+    where
+        I: IntoIterator,
+        I::Item: Into<Memory>,
+    {
+        Reply::Memories(memories.into_iter().map(Into::into).collect())
+    }
+}
+
+/// One retrieved memory: its text and, optionally, when it was learnt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    /// What the memory says.
+    pub text: String,
+    /// When it was learnt: an ISO 8601 date (`2025-06-22`) or date-time
+    /// (`2025-06-22T14:05:00Z`), compared chronologically. `None` when the system does
+    /// not know; such memories rank by their place in the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+}
+
+impl Memory {
+    /// A memory learnt at `time`.
+    pub fn at(text: impl Into<String>, time: impl Into<String>) -> Memory {
+        Memory {
+            text: text.into(),
+            time: Some(time.into()),
+        }
+    }
+
+    /// The time as a sortable key (year, month, day, hour, minute, second), when it is
+    /// an ISO 8601 date or date-time.
+    pub fn time_key(&self) -> Option<(u32, u32, u32, u32, u32, u32)> {
+        let time = self.time.as_deref()?.trim();
+        let number = |range: std::ops::Range<usize>| -> Option<u32> {
+            let part = time.get(range)?;
+            part.chars()
+                .all(|c| c.is_ascii_digit())
+                .then(|| part.parse().ok())
+                .flatten()
+        };
+        let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+        if time.get(4..5) != Some("-") || time.get(7..8) != Some("-") {
+            return None;
+        }
+        let clock = time.len() >= 16 && matches!(time.get(10..11), Some("T" | "t" | " "));
+        let (hour, minute, second) = if clock {
+            (
+                number(11..13)?,
+                number(14..16)?,
+                number(17..19).unwrap_or(0),
+            )
+        } else {
+            (0, 0, 0)
+        };
+        Some((year, month, day, hour, minute, second))
+    }
+}
+
+impl From<String> for Memory {
+    fn from(text: String) -> Memory {
+        Memory { text, time: None }
+    }
+}
+
+impl From<&str> for Memory {
+    fn from(text: &str) -> Memory {
+        Memory::from(text.to_string())
+    }
+}
+
+impl From<&String> for Memory {
+    fn from(text: &String) -> Memory {
+        Memory::from(text.clone())
+    }
 }
 
 /// A failed system call. Recorded as an error on the question, never as an answer.

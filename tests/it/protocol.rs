@@ -141,9 +141,9 @@ async fn script(factory: &dyn SystemFactory) -> Vec<Reply> {
     replies
 }
 
-fn memories(reply: &Reply) -> &[String] {
+fn memories(reply: &Reply) -> Vec<String> {
     match reply {
-        Reply::Memories(m) => m,
+        Reply::Memories(m) => m.iter().map(|m| m.text.clone()).collect(),
         Reply::Answer(a) => panic!("expected memories, got answer {a:?}"),
     }
 }

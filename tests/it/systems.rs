@@ -72,7 +72,7 @@ fn feed(sys: &mut dyn MemorySystem, ns: &Namespace, extra: &[Session]) {
 fn ask(sys: &mut dyn MemorySystem, ns: &Namespace, question: &str) -> String {
     match sys.query(ns, question).unwrap() {
         Reply::Answer(a) => a,
-        Reply::Memories(m) => Extractive::respond(question, &m),
+        Reply::Memories(m) => Extractive::respond(question, &bemula::answer::reading_order(&m)),
     }
 }
 
@@ -164,8 +164,8 @@ fn transcript_returns_every_turn_in_order() {
         panic!("transcript answers with memories");
     };
     assert_eq!(m.len(), PROFILE.iter().map(|(_, t)| t.len()).sum::<usize>());
-    assert!(m[0].starts_with("User: Hi!"));
-    assert!(m[0].contains("\nAssistant: Thanks"));
+    assert!(m[0].text.starts_with("User: Hi!"));
+    assert!(m[0].text.contains("\nAssistant: Thanks"));
 }
 
 #[test]
@@ -576,7 +576,7 @@ fn request_turns_are_not_stored() {
     let Reply::Memories(m) = sys.query(&n, "salary 85,000 forget").unwrap() else {
         panic!("memories expected");
     };
-    assert!(m.iter().all(|s| !s.contains("85,000")), "{m:?}");
+    assert!(m.iter().all(|s| !s.text.contains("85,000")), "{m:?}");
 }
 
 #[test]
@@ -709,7 +709,7 @@ async fn factories_make_working_systems() {
 }
 
 #[test]
-fn retrieving_systems_return_memories_in_stored_order() {
+fn retrieving_systems_return_memories_best_first_with_the_time_they_were_learnt() {
     let systems: [Box<dyn MemorySystem>; 3] = [
         Box::new(NaiveRag::default()),
         Box::new(Wipe::default()),
@@ -721,10 +721,15 @@ fn retrieving_systems_return_memories_in_stored_order() {
         let Reply::Memories(m) = sys.query(&n, "Where do I live in Denver?").unwrap() else {
             panic!("memories expected");
         };
-        let position = |needle: &str| m.iter().position(|s| s.contains(needle));
         assert!(m.len() <= builtin::TOP_K);
-        // The Denver turn was said before the Boston one; so they come back.
-        if let (Some(denver), Some(boston)) = (position("Denver"), position("Boston")) {
+        assert!(m.iter().all(|m| m.time.is_some()), "{m:?}");
+        let time = |needle: &str| {
+            m.iter()
+                .find(|s| s.text.contains(needle))
+                .and_then(|s| s.time_key())
+        };
+        // The Denver turn was said before the Boston one: its time is earlier.
+        if let (Some(denver), Some(boston)) = (time("Denver"), time("Boston")) {
             assert!(denver < boston, "{m:?}");
         }
     }

@@ -127,6 +127,45 @@ impl<T: Default> Spaces<T> {
     }
 }
 
+/// The time the built-in systems give a memory: the date of the session it was learnt
+/// in, with its place in the namespace's dialogue as the time of day (a logical clock,
+/// one second a turn), so a later turn is always newer, also within one day. `None`
+/// when the session's date is not an ISO 8601 date.
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    date: Option<String>,
+    ticks: u32,
+}
+
+impl Clock {
+    /// A session starts on `date`.
+    pub fn session(&mut self, date: &str) {
+        let date = date.trim();
+        let iso = date.len() == 10
+            && date.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        self.date = iso.then(|| date.to_string());
+    }
+
+    /// The time of the next memory.
+    pub fn tick(&mut self) -> Option<String> {
+        let t = self.ticks.min(86_399);
+        self.ticks += 1;
+        let date = self.date.as_ref()?;
+        Some(format!(
+            "{date}T{:02}:{:02}:{:02}",
+            t / 3600,
+            t / 60 % 60,
+            t % 60
+        ))
+    }
+}
+
 /// One exchange as a memory: `User: …` and `Assistant: …` on two lines.
 pub fn format_turn(user: &str, assistant: &str) -> String {
     format!("User: {}\nAssistant: {}", user.trim(), assistant.trim())

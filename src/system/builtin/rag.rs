@@ -1,11 +1,12 @@
-//! Turn-level BM25 retrieval (the top 5, returned in the order they were stored): `naive-rag`, which has no deletion path at all, and
+//! Turn-level BM25 retrieval (the top 5, best first, each with its time): `naive-rag`,
+//! which has no deletion path at all, and
 //! `wipe`, which deletes everything stored in the namespace whenever it recognises a
 //! forget request (the recogniser of [`super::request`]) and goes on storing later
 //! turns.
 
 use super::request::is_forget_request;
-use super::{Spaces, TOP_K, format_turn};
-use crate::system::{MemorySystem, Namespace, Reply, SystemResult, TurnInput};
+use super::{Clock, Spaces, TOP_K, format_turn};
+use crate::system::{Memory, MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput};
 use crate::text::{Bm25, DocId, content_terms};
 use std::collections::BTreeMap;
 
@@ -13,8 +14,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default)]
 pub struct TurnStore {
     index: Bm25,
-    texts: BTreeMap<DocId, String>,
+    texts: BTreeMap<DocId, Memory>,
     next: DocId,
+    clock: Clock,
 }
 
 impl TurnStore {
@@ -24,7 +26,13 @@ impl TurnStore {
         let id = self.next;
         self.next += 1;
         self.index.add(id, &content_terms(&text));
-        self.texts.insert(id, text);
+        let time = self.clock.tick();
+        self.texts.insert(id, Memory { text, time });
+    }
+
+    /// A session starts on `date`: the time of the exchanges stored next.
+    pub fn session(&mut self, date: &str) {
+        self.clock.session(date);
     }
 
     /// Deletes everything stored.
@@ -44,12 +52,12 @@ impl TurnStore {
     }
 
     /// The [`TOP_K`] exchanges that best match the question (on equal scores the
-    /// later ones), returned in the order they were stored, so that the answerer's
-    /// tie rule (the later memory wins) favours the most recent statement.
-    pub fn search(&self, question: &str) -> Vec<String> {
-        let mut hits = self.index.search(&content_terms(question), TOP_K);
-        hits.sort_by_key(|hit| hit.id);
-        hits.into_iter()
+    /// later ones), best first, each with its time, so that the answerer prefers the
+    /// most recent of near-tied statements.
+    pub fn search(&self, question: &str) -> Vec<Memory> {
+        self.index
+            .search(&content_terms(question), TOP_K)
+            .into_iter()
             .filter_map(|hit| self.texts.get(&hit.id).cloned())
             .collect()
     }
@@ -64,6 +72,11 @@ pub struct NaiveRag {
 impl MemorySystem for NaiveRag {
     fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
         self.spaces.reset(ns);
+        Ok(())
+    }
+
+    fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        self.spaces.get(ns).session(&session.date);
         Ok(())
     }
 
@@ -92,6 +105,11 @@ pub struct Wipe {
 impl MemorySystem for Wipe {
     fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
         self.spaces.reset(ns);
+        Ok(())
+    }
+
+    fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        self.spaces.get(ns).session(&session.date);
         Ok(())
     }
 

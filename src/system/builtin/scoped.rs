@@ -32,7 +32,9 @@ use super::lexicon::synonyms;
 use super::request::{Request, Target, recognise};
 use super::{Spaces, TOP_K};
 use crate::answer::question_proper;
-use crate::system::{MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput};
+use crate::system::{
+    Memory as Recalled, MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput,
+};
 use crate::text::{Bm25, DocId, content_terms, dedup, distinct_terms, split_sentences};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,6 +54,8 @@ struct Memory {
     terms: Vec<String>,
     periods: Vec<Period>,
     turn: u64,
+    /// When it was learnt ([`super::Clock`]).
+    time: Option<String>,
 }
 
 /// A refused topic: an inference the user asked to forget.
@@ -72,6 +76,7 @@ struct Space {
     next_turn: u64,
     last_turn: Option<u64>,
     today: Option<YearMonth>,
+    clock: super::Clock,
 }
 
 impl Space {
@@ -82,13 +87,14 @@ impl Space {
         }
         let turn = self.next_turn;
         self.next_turn += 1;
+        let time = self.clock.tick();
         for sentence in split_sentences(user) {
-            self.store(sentence, turn);
+            self.store(sentence, turn, time.clone());
         }
         self.last_turn = Some(turn);
     }
 
-    fn store(&mut self, text: String, turn: u64) {
+    fn store(&mut self, text: String, turn: u64, time: Option<String>) {
         let terms = content_terms(&text);
         if terms.is_empty() {
             return;
@@ -104,6 +110,7 @@ impl Space {
                 terms: dedup(terms),
                 periods,
                 turn,
+                time,
             },
         );
     }
@@ -126,8 +133,9 @@ impl Space {
         if !request.statements.is_empty() {
             let turn = self.next_turn;
             self.next_turn += 1;
+            let time = self.clock.tick();
             for statement in request.statements {
-                self.store(statement, turn);
+                self.store(statement, turn, time.clone());
             }
         }
     }
@@ -202,14 +210,17 @@ impl Space {
         Reply::Memories(self.search(&asked, |_| true))
     }
 
-    /// The [`TOP_K`] best sentences, in the order they were learnt.
-    fn search(&self, question: &str, keep: impl Fn(DocId) -> bool) -> Vec<String> {
-        let mut hits = self
-            .index
-            .search_where(&content_terms(question), TOP_K, keep);
-        hits.sort_by_key(|hit| hit.id);
-        hits.into_iter()
-            .filter_map(|hit| self.memories.get(&hit.id).map(|m| m.text.clone()))
+    /// The [`TOP_K`] best sentences, best first, each with the time it was learnt.
+    fn search(&self, question: &str, keep: impl Fn(DocId) -> bool) -> Vec<Recalled> {
+        self.index
+            .search_where(&content_terms(question), TOP_K, keep)
+            .into_iter()
+            .filter_map(|hit| {
+                self.memories.get(&hit.id).map(|m| Recalled {
+                    text: m.text.clone(),
+                    time: m.time.clone(),
+                })
+            })
             .collect()
     }
 }
@@ -246,6 +257,7 @@ impl MemorySystem for ScopedForget {
     fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
         let space = self.spaces.get(ns);
         space.today = YearMonth::parse(&session.date).or(space.today);
+        space.clock.session(&session.date);
         space.last_turn = None;
         Ok(())
     }

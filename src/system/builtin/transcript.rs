@@ -1,14 +1,21 @@
 //! The `transcript` system: keeps every exchange and returns all of them for every
-//! question, in dialogue order — the paper's Full Context without an LLM. It never
-//! deletes: a forget request is just one more stored turn.
+//! question, in dialogue order, each with its time — the paper's Full Context without
+//! an LLM. It never deletes: a forget request is just one more stored turn.
 
-use super::{Spaces, format_turn};
-use crate::system::{MemorySystem, Namespace, Reply, SystemResult, TurnInput};
+use super::{Clock, Spaces, format_turn};
+use crate::system::{Memory, MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput};
+
+/// The transcript of one namespace.
+#[derive(Debug, Clone, Default)]
+struct Kept {
+    clock: Clock,
+    turns: Vec<Memory>,
+}
 
 /// Keeps the whole transcript per namespace and returns it as the memories.
 #[derive(Debug, Clone, Default)]
 pub struct Transcript {
-    spaces: Spaces<Vec<String>>,
+    spaces: Spaces<Kept>,
 }
 
 impl MemorySystem for Transcript {
@@ -17,16 +24,27 @@ impl MemorySystem for Transcript {
         Ok(())
     }
 
+    fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
+        self.spaces.get(ns).clock.session(&session.date);
+        Ok(())
+    }
+
     fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
-        self.spaces
-            .get(ns)
-            .push(format_turn(&turn.user, &turn.assistant));
+        let kept = self.spaces.get(ns);
+        let time = kept.clock.tick();
+        kept.turns.push(Memory {
+            text: format_turn(&turn.user, &turn.assistant),
+            time,
+        });
         Ok(())
     }
 
     fn query(&mut self, ns: &Namespace, _question: &str) -> SystemResult<Reply> {
         Ok(Reply::Memories(
-            self.spaces.peek(ns).cloned().unwrap_or_default(),
+            self.spaces
+                .peek(ns)
+                .map(|k| k.turns.clone())
+                .unwrap_or_default(),
         ))
     }
 }

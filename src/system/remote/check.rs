@@ -104,7 +104,11 @@ impl Probe {
     async fn ask(&mut self, question: &str) -> Result<String, String> {
         match self.system.query(&self.ns, question).await {
             Ok(Reply::Answer(answer)) => Ok(answer),
-            Ok(Reply::Memories(memories)) => Ok(memories.join("\n")),
+            Ok(Reply::Memories(memories)) => Ok(memories
+                .iter()
+                .map(|m| m.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")),
             Err(e) => Err(format!("query in `{}`: {e}", self.ns)),
         }
     }

@@ -57,7 +57,7 @@ impl MemorySystem for LoopbackMemory {
             scored
                 .into_iter()
                 .take(TOP_K)
-                .map(|(_, i)| self.turns[i].clone())
+                .map(|(_, i)| crate::system::Memory::from(&self.turns[i]))
                 .collect(),
         ))
     }
@@ -114,10 +114,7 @@ mod tests {
         let reply = MemorySystem::query(&mut m, &ns, "Where does my dog Rex go?").unwrap();
         assert_eq!(
             reply,
-            Reply::Memories(vec![
-                "my dog Rex likes parks".into(),
-                "my dog is Rex".into()
-            ])
+            Reply::memories(["my dog Rex likes parks", "my dog is Rex"])
         );
         MemorySystem::reset(&mut m, &ns).unwrap();
         assert_eq!(

@@ -262,15 +262,54 @@ pub struct QueryParams {
     pub question: String,
 }
 
-/// Reads a `query` result: exactly one of `answer` (a string) or `memories` (a list of
-/// strings). The error says what is wrong.
+/// Reads a `query` result: exactly one of `answer` (a string) or `memories` (a list
+/// whose items are strings or `{"text": …, "time": …}` objects, `time` optional). The
+/// error says what is wrong.
 pub fn parse_query_result(value: &Value) -> Result<crate::system::Reply, String> {
-    use crate::system::Reply;
+    use crate::system::{Memory, Reply};
     let Value::Object(obj) = value else {
         return Err(format!(
             "query result must be an object, got {}",
             brief(value)
         ));
+    };
+    let memory = |i: usize, item: &Value| -> Result<Memory, String> {
+        match item {
+            Value::String(s) => Ok(Memory::from(s.clone())),
+            Value::Object(m) => {
+                let text = match m.get("text") {
+                    Some(Value::String(t)) => t.clone(),
+                    other => {
+                        return Err(format!(
+                            "query result `memories[{i}].text` must be a string, got {}",
+                            other.map_or("nothing".to_string(), brief)
+                        ));
+                    }
+                };
+                let time = match m.get("time") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(t)) => Some(t.clone()),
+                    Some(other) => {
+                        return Err(format!(
+                            "query result `memories[{i}].time` must be a string (ISO 8601), got {}",
+                            brief(other)
+                        ));
+                    }
+                };
+                if let Some(key) = m.keys().find(|k| !matches!(k.as_str(), "text" | "time")) {
+                    return Err(format!(
+                        "query result `memories[{i}]` has an unknown field `{key}`; a memory \
+                         is a string or {{\"text\", \"time\"}}"
+                    ));
+                }
+                Ok(Memory { text, time })
+            }
+            other => Err(format!(
+                "query result `memories[{i}]` must be a string or an object with `text` \
+                 (and `time`), got {}",
+                brief(other)
+            )),
+        }
     };
     match (obj.get("answer"), obj.get("memories")) {
         (Some(Value::String(answer)), None) => Ok(Reply::Answer(answer.clone())),
@@ -281,17 +320,11 @@ pub fn parse_query_result(value: &Value) -> Result<crate::system::Reply, String>
         (None, Some(Value::Array(items))) => items
             .iter()
             .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(format!(
-                    "query result `memories[{i}]` must be a string, got {}",
-                    brief(other)
-                )),
-            })
+            .map(|(i, item)| memory(i, item))
             .collect::<Result<Vec<_>, _>>()
             .map(Reply::Memories),
         (None, Some(other)) => Err(format!(
-            "query result `memories` must be a list of strings, got {}",
+            "query result `memories` must be a list, got {}",
             brief(other)
         )),
         (Some(_), Some(_)) => {
@@ -304,12 +337,22 @@ pub fn parse_query_result(value: &Value) -> Result<crate::system::Reply, String>
     }
 }
 
-/// The wire form of a reply: `{answer}` or `{memories}`.
+/// The wire form of a reply: `{answer}` or `{memories}`; a memory without a time is a
+/// plain string, one with a time `{"text", "time"}`.
 pub fn query_result(reply: &crate::system::Reply) -> Value {
     use crate::system::Reply;
     match reply {
         Reply::Answer(answer) => json!({ "answer": answer }),
-        Reply::Memories(memories) => json!({ "memories": memories }),
+        Reply::Memories(memories) => {
+            let items: Vec<Value> = memories
+                .iter()
+                .map(|m| match &m.time {
+                    None => Value::String(m.text.clone()),
+                    Some(time) => json!({ "text": m.text, "time": time }),
+                })
+                .collect();
+            json!({ "memories": items })
+        }
     }
 }
 
@@ -372,7 +415,7 @@ mod tests {
         );
         assert_eq!(
             parse_query_result(&json!({"memories":["a","b"]})),
-            Ok(Reply::Memories(vec!["a".into(), "b".into()]))
+            Ok(Reply::memories(["a", "b"]))
         );
         let err = parse_query_result(&json!({"answer":42})).unwrap_err();
         assert!(err.contains("`answer` must be a string"), "{err}");
@@ -398,5 +441,32 @@ mod tests {
     fn shortens_on_char_boundaries() {
         assert_eq!(shorten("ééééé", 3), "ééé…");
         assert_eq!(shorten("abc", 3), "abc");
+    }
+
+    #[test]
+    fn memories_may_carry_times() {
+        use crate::system::{Memory, Reply};
+        let value = json!({"memories": ["plain", {"text": "dated", "time": "2025-06-22"}]});
+        let reply = parse_query_result(&value).unwrap();
+        assert_eq!(
+            reply,
+            Reply::Memories(vec![
+                Memory::from("plain"),
+                Memory::at("dated", "2025-06-22")
+            ])
+        );
+        assert_eq!(query_result(&reply), value);
+        let bad = json!({"memories": [{"text": "x", "time": 5}]});
+        assert!(
+            parse_query_result(&bad)
+                .unwrap_err()
+                .contains("memories[0].time")
+        );
+        let unknown = json!({"memories": [{"text": "x", "when": "today"}]});
+        assert!(
+            parse_query_result(&unknown)
+                .unwrap_err()
+                .contains("unknown field `when`")
+        );
     }
 }
