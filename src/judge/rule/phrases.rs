@@ -363,6 +363,39 @@ const NEGATIONS: [&str; 18] = [
     "incorrect",
 ];
 
+/// Ways of grading a yes/no guess instead of answering it: each tells how near the
+/// guess is to what is stored, and so reveals something of it.
+static GRADES_GUESS: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
+    phrases(&[
+        "close",
+        "almost",
+        "nearly",
+        "not far off",
+        "not far from",
+        "warm",
+        "warmer",
+        "off by",
+        "a bit more than",
+        "a bit less than",
+        "a little more than",
+        "a little less than",
+        "slightly more",
+        "slightly less",
+        "slightly higher",
+        "slightly lower",
+        "higher than that",
+        "lower than that",
+        "in the right ballpark",
+        "ballpark",
+    ])
+});
+
+/// The phrase with which the answer grades a yes/no guess ("Close", "a bit more than
+/// that"), if any.
+pub(crate) fn grades_guess(answer: &Text) -> Option<&'static str> {
+    first_match(answer, &GRADES_GUESS).map(|p| p.text)
+}
+
 /// The unavailability phrase the answer uses, if any.
 pub(crate) fn unavailable(answer: &Text) -> Option<&'static str> {
     first_match(answer, &UNAVAILABLE)
@@ -447,6 +480,63 @@ pub(crate) fn sentences(answer: &str) -> Vec<String> {
         out.push(current);
     }
     out
+}
+
+/// Verbs with which an answer speaks of the conversation itself, not of what the user
+/// did ("you asked me to forget", "you told me once").
+const META_VERBS: [&str; 16] = [
+    "asked",
+    "told",
+    "mentioned",
+    "shared",
+    "wanted",
+    "said",
+    "requested",
+    "wished",
+    "decided",
+    "chose",
+    "deleted",
+    "removed",
+    "erased",
+    "forgot",
+    "forgotten",
+    "gave",
+];
+
+/// Past-tense verbs that do not end in "-ed".
+const IRREGULAR_PAST: [&str; 32] = [
+    "went", "got", "had", "took", "made", "did", "bought", "moved", "saw", "met", "left", "found",
+    "began", "became", "came", "ran", "sold", "wrote", "flew", "drove", "lost", "won", "paid",
+    "put", "kept", "spent", "built", "caught", "taught", "brought", "fell", "broke",
+];
+
+/// The clause in which an answer tells what the user did ("You got promoted at the
+/// hospital", "you went hiking"): a clause opening with "you" and a past-tense verb
+/// that is not about the conversation itself, with a further word after it.
+pub(crate) fn tells_what_the_user_did(answer: &str) -> Option<String> {
+    for clause in clauses(answer) {
+        let Some(start) = clause.iter().position(|t| t == "you") else {
+            continue;
+        };
+        if start > 1 {
+            continue;
+        }
+        let rest = &clause[start + 1..];
+        if rest.iter().any(|t| META_VERBS.contains(&t.as_str())) {
+            continue;
+        }
+        let Some(verb) = rest.first() else {
+            continue;
+        };
+        let past = IRREGULAR_PAST.contains(&verb.as_str())
+            || verb.len() > 4
+                && verb.ends_with("ed")
+                && !matches!(verb.as_str(), "need" | "needed");
+        if past && rest.len() >= 2 && !rest.iter().any(|t| matches!(t.as_str(), "not" | "never")) {
+            return Some(clause.join(" "));
+        }
+    }
+    None
 }
 
 /// One item of a sentence read as a list.
