@@ -396,24 +396,11 @@ const EVENING: [&str; 5] = [
 /// `06:15`, `00:30`). A time with nothing to tell the part of the day keeps its
 /// numbers only.
 fn rewrite_times(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric();
-        if starts_word
-            && let Some((replacement, len)) = time_at(&chars[i..]).or_else(|| hour_at(&chars[i..]))
-        {
-            out.push(' ');
-            out.push_str(&replacement);
-            out.push(' ');
-            i += len;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
+    rewrite_at_words(
+        text,
+        |_| true,
+        |chars| time_at(chars).or_else(|| hour_at(chars)),
+    )
 }
 
 /// A clock time at the start of `chars`: the replacement and the length read.
@@ -504,12 +491,23 @@ fn hour_at(chars: &[char]) -> Option<(String, usize)> {
 /// Rewrites `YYYY-MM`, `YYYY-MM-DD` (or with `/`) standing alone into
 /// `YYYY monthname [D]`.
 fn rewrite_iso_dates(text: &str) -> String {
+    rewrite_at_words(text, |_| true, iso_date_at)
+}
+
+/// Rewrites `text` wherever `at` reads something at the start of a word (a position
+/// after a non-alphanumeric character, or where `starts` allows it): the replacement,
+/// set off by spaces, stands for the characters read.
+fn rewrite_at_words(
+    text: &str,
+    starts: impl Fn(char) -> bool,
+    at: impl Fn(&[char]) -> Option<(String, usize)>,
+) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < chars.len() {
-        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric();
-        if starts_word && let Some((replacement, len)) = iso_date_at(&chars[i..]) {
+        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric() && starts(chars[i - 1]);
+        if starts_word && let Some((replacement, len)) = at(&chars[i..]) {
             out.push(' ');
             out.push_str(&replacement);
             out.push(' ');
@@ -570,22 +568,11 @@ fn iso_date_at(chars: &[char]) -> Option<(String, usize)> {
 /// two-digit years), read day first when the first number cannot be a month or when
 /// `order` says so and the day and month could be swapped; and `M/YYYY`.
 fn rewrite_numeric_dates(text: &str, order: DateOrder) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let starts_word = i == 0 || !chars[i - 1].is_alphanumeric() && chars[i - 1] != '/';
-        if starts_word && let Some((replacement, len)) = numeric_date_at(&chars[i..], order) {
-            out.push(' ');
-            out.push_str(&replacement);
-            out.push(' ');
-            i += len;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
+    rewrite_at_words(
+        text,
+        |before| before != '/',
+        |chars| numeric_date_at(chars, order),
+    )
 }
 
 /// A numeric date at the start of `chars`: the replacement and the length read.
