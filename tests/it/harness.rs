@@ -37,11 +37,7 @@ fn harness(system: &str, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    crate::output_text(out)
 }
 
 /// Test names and their result words from libtest's pretty output: `test NAME ... ok`.

@@ -3,7 +3,7 @@
 //! calling the system for completed passes, and a report directory holds one run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -12,28 +12,10 @@ fn bemula() -> Command {
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    crate::output_text(out)
 }
 
-/// The first `keep` short instances of the generated Lite data, written to `dir`.
-fn small_data(dir: &Path, keep: usize) -> PathBuf {
-    let data = bemula::generate::generate(&bemula::generate::GenConfig {
-        seed: 42,
-        lite: true,
-    });
-    let mut instances = data.instances;
-    instances.retain(|i| i.id.starts_with("short_"));
-    instances.truncate(keep);
-    let path = dir.join("data");
-    bemula::dataset::Dataset::from_instances(instances, "test")
-        .write(&path)
-        .unwrap();
-    path
-}
+use crate::small_data;
 
 fn slow_adapter(count: &Path) -> String {
     format!(

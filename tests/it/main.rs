@@ -32,3 +32,28 @@ fn bemula(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A command's standard output followed by its standard error, as text.
+fn output_text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The first `keep` short instances of the generated Lite data, written to `dir/data`.
+fn small_data(dir: &std::path::Path, keep: usize) -> std::path::PathBuf {
+    let data = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 42,
+        lite: true,
+    });
+    let mut instances = data.instances;
+    instances.retain(|i| i.id.starts_with("short_"));
+    instances.truncate(keep);
+    let path = dir.join("data");
+    bemula::dataset::Dataset::from_instances(instances, "test")
+        .write(&path)
+        .unwrap();
+    path
+}

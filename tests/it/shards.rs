@@ -24,28 +24,10 @@ fn bemula() -> Command {
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    crate::output_text(out)
 }
 
-/// The first `keep` short instances of the generated Lite data, written to `dir/data`.
-fn small_data(dir: &Path, keep: usize) -> PathBuf {
-    let data = bemula::generate::generate(&bemula::generate::GenConfig {
-        seed: 42,
-        lite: true,
-    });
-    let mut instances = data.instances;
-    instances.retain(|i| i.id.starts_with("short_"));
-    instances.truncate(keep);
-    let path = dir.join("data");
-    bemula::dataset::Dataset::from_instances(instances, "test")
-        .write(&path)
-        .unwrap();
-    path
-}
+use crate::small_data;
 
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
