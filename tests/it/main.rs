@@ -57,3 +57,22 @@ fn small_data(dir: &std::path::Path, keep: usize) -> std::path::PathBuf {
         .unwrap();
     path
 }
+
+/// The built `bemula` binary as a command, without the harness's environment
+/// variables of the test process leaking into it.
+fn bemula_command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"));
+    for var in [
+        "BEMULA_DATA",
+        "BEMULA_FULL",
+        "BEMULA_SEED",
+        "BEMULA_MIN_RPR",
+        "BEMULA_EXPECTATIONS",
+        "BEMULA_BLESS",
+        "BEMULA_REPORT_DIR",
+        "NEXTEST_RUN_ID",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}

@@ -7,20 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bemula() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bemula"));
-    for var in [
-        "BEMULA_DATA",
-        "BEMULA_FULL",
-        "BEMULA_SEED",
-        "BEMULA_MIN_RPR",
-        "BEMULA_EXPECTATIONS",
-        "BEMULA_BLESS",
-        "BEMULA_REPORT_DIR",
-        "NEXTEST_RUN_ID",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
+    crate::bemula_command()
 }
 
 fn text(out: &Output) -> String {
