@@ -30,6 +30,7 @@ fn bench_end_to_end() {
         let dataset = generate(&GenConfig {
             seed: 42,
             lite: false,
+            ..Default::default()
         });
         generate_time = t.elapsed();
         let factory = bemula::system::builtin::factory("naive-rag").expect("built in");

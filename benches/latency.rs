@@ -98,6 +98,7 @@ fn main() {
     let instances = generate(&GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     })
     .instances;
     let runtime = tokio::runtime::Builder::new_multi_thread()

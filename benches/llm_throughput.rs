@@ -51,6 +51,7 @@ fn bench(label: &str, jobs: usize, latency: Duration, max_in_flight: usize) {
     let dataset = generate(&GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     let meter = Arc::new(UsageMeter::new());
     let mut config = LlmConfig::new(endpoint.url.clone(), "answer-model");

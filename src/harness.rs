@@ -65,6 +65,10 @@ pub enum DataSource {
         seed: u64,
         /// The full set (50 instances) instead of Lite (31).
         full: bool,
+        /// Generator of the data.
+        generator: generate::Generator,
+        /// Phrasing half of the data.
+        phrasing: generate::Phrasing,
     },
     /// A dataset directory (or one instance file) in the Bemula format.
     Dir(PathBuf),
@@ -77,6 +81,8 @@ pub enum DataSource {
 /// | `BEMULA_DATA` | dataset directory (default: generated Lite data) |
 /// | `BEMULA_FULL` | `1`/`true`: the full generated set (or every tier of `BEMULA_DATA`) |
 /// | `BEMULA_SEED` | seed of the generated data (default 42) |
+/// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2` |
+/// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
 /// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
@@ -125,6 +131,8 @@ pub struct Harness {
     data: Option<PathBuf>,
     full: bool,
     seed: u64,
+    generator: generate::Generator,
+    phrasing: generate::Phrasing,
     min_rpr: Option<f64>,
     expectations: Option<PathBuf>,
     report_dir: Option<PathBuf>,
@@ -166,6 +174,8 @@ impl Harness {
             data: None,
             full: false,
             seed: generate::DEFAULT_SEED,
+            generator: generate::Generator::default(),
+            phrasing: generate::Phrasing::default(),
             min_rpr: None,
             expectations: None,
             report_dir: None,
@@ -200,6 +210,18 @@ impl Harness {
     /// Seed of the generated data.
     pub fn seed(mut self, seed: u64) -> Harness {
         self.seed = seed;
+        self
+    }
+
+    /// Generator of the generated data.
+    pub fn generator(mut self, generator: generate::Generator) -> Harness {
+        self.generator = generator;
+        self
+    }
+
+    /// Phrasing half of generated v2 data.
+    pub fn phrasing(mut self, phrasing: generate::Phrasing) -> Harness {
+        self.phrasing = phrasing;
         self
     }
 
@@ -266,12 +288,44 @@ impl Harness {
                 reason: "expected a non-negative integer".into(),
             })?,
         };
+        let generator = match env("BEMULA_GENERATOR") {
+            None => self.generator,
+            Some(v) => v.parse().map_err(|reason| SettingsError {
+                name: "BEMULA_GENERATOR".into(),
+                value: v.clone(),
+                reason,
+            })?,
+        };
+        let phrasing = match env("BEMULA_PHRASING") {
+            None => self.phrasing,
+            Some(v) => v.parse().map_err(|reason| SettingsError {
+                name: "BEMULA_PHRASING".into(),
+                value: v.clone(),
+                reason,
+            })?,
+        };
+        let check = GenConfig {
+            seed,
+            lite: !full,
+            generator,
+            phrasing,
+        };
+        check.check().map_err(|reason| SettingsError {
+            name: "BEMULA_PHRASING".into(),
+            value: phrasing.name().into(),
+            reason,
+        })?;
         let data = match env("BEMULA_DATA")
             .map(PathBuf::from)
             .or_else(|| self.data.clone())
         {
             Some(dir) => DataSource::Dir(dir),
-            None => DataSource::Generated { seed, full },
+            None => DataSource::Generated {
+                seed,
+                full,
+                generator,
+                phrasing,
+            },
         };
         let min_rpr_source = if env("BEMULA_MIN_RPR").is_some() {
             "BEMULA_MIN_RPR"
@@ -832,8 +886,15 @@ impl Gate {
 fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
     match source {
         // Generated data already holds the tiers asked for.
-        DataSource::Generated { seed, full } => Ok(generate::generate(&GenConfig {
+        DataSource::Generated {
+            seed,
+            full,
+            generator,
+            phrasing,
+        } => Ok(generate::generate(&GenConfig {
             seed: *seed,
+            generator: *generator,
+            phrasing: *phrasing,
             lite: !*full,
         })),
         DataSource::Dir(dir) => Dataset::load(dir)
@@ -1492,7 +1553,9 @@ mod tests {
             s.data,
             DataSource::Generated {
                 seed: 7,
-                full: false
+                full: false,
+                generator: generate::Generator::default(),
+                phrasing: generate::Phrasing::All,
             }
         );
         let s = harness_with(&[
@@ -1507,7 +1570,9 @@ mod tests {
             s.data,
             DataSource::Generated {
                 seed: 9,
-                full: true
+                full: true,
+                generator: generate::Generator::default(),
+                phrasing: generate::Phrasing::All,
             }
         );
         let s = harness_with(&[
@@ -1528,6 +1593,8 @@ mod tests {
             ("BEMULA_FULL", "maybe"),
             ("BEMULA_SEED", "-1"),
             ("BEMULA_BLESS", "2"),
+            ("BEMULA_GENERATOR", "v3"),
+            ("BEMULA_PHRASING", "holdout"),
         ] {
             let err = harness_with(&[(name, value)]).settings().expect_err(name);
             assert_eq!(err.name, name);
@@ -1536,6 +1603,25 @@ mod tests {
                 "{err}"
             );
         }
+        let err = harness_with(&[("BEMULA_GENERATOR", "v1"), ("BEMULA_PHRASING", "dev")])
+            .settings()
+            .expect_err("v1 has no dev phrasing");
+        assert!(err.to_string().contains("needs generator v2"), "{err}");
+        let s = harness_with(&[("BEMULA_GENERATOR", "v2"), ("BEMULA_PHRASING", "test")])
+            .settings()
+            .unwrap();
+        assert!(
+            matches!(
+                s.data,
+                DataSource::Generated {
+                    generator: generate::Generator::V2,
+                    phrasing: generate::Phrasing::Test,
+                    ..
+                }
+            ),
+            "{:?}",
+            s.data
+        );
         let err = harness_with(&[("BEMULA_BLESS", "1")])
             .settings()
             .expect_err("nothing to bless");

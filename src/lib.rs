@@ -59,7 +59,7 @@
 //! use bemula::run::{RunConfig, Runner};
 //! use std::sync::Arc;
 //!
-//! let data = generate::generate(&generate::GenConfig { seed: 42, lite: true });
+//! let data = generate::generate(&generate::GenConfig { seed: 42, lite: true, ..Default::default() });
 //! let system = builtin::factory("naive-rag").expect("a built-in system");
 //! let runner = Runner::new(system, Arc::new(Extractive), Arc::new(RuleJudge), RunConfig::default());
 //! let records = tokio::runtime::Runtime::new()?.block_on(runner.run_all(&data.instances[..2]));

@@ -3,7 +3,7 @@
 
 use super::CliResult;
 use crate::dataset::{Dataset, ID_RULE, MANIFEST, file_name, is_valid_instance_id};
-use crate::generate::{DEFAULT_SEED, GenConfig, generate};
+use crate::generate::{DEFAULT_SEED, GenConfig, Generator, Phrasing, generate};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,6 +11,34 @@ use std::time::Instant;
 
 /// The tag that marks a manifest as written by this command.
 const GENERATOR: &str = "bemula generate";
+
+/// Which generator and phrasing make generated data: shared by every command that
+/// generates its data when none is given.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct GenArgs {
+    /// Generator of the synthetic data: `v1` (the first one, kept byte for byte) or
+    /// `v2` (compositional dialogue, requests in the paper's manner, dev/test phrasing).
+    #[arg(long, value_enum, default_value_t = Generator::default(), value_name = "VERSION")]
+    pub generator: Generator,
+    /// Which half of v2's phrasing inventories to draw from: `dev` (to tune on),
+    /// `test` (held out) or `all`. Only `all` applies to v1.
+    #[arg(long, value_enum, default_value_t = Phrasing::default(), value_name = "HALF")]
+    pub phrasing: Phrasing,
+}
+
+impl GenArgs {
+    /// The configuration of these settings, checked.
+    pub fn config(&self, seed: u64, lite: bool) -> Result<GenConfig, String> {
+        let config = GenConfig {
+            seed,
+            lite,
+            generator: self.generator,
+            phrasing: self.phrasing,
+        };
+        config.check()?;
+        Ok(config)
+    }
+}
 
 /// Arguments of `bemula generate`.
 #[derive(Debug, clap::Args)]
@@ -21,6 +49,9 @@ pub struct Args {
     /// Only Bemula-Lite: the 31 short and medium instances.
     #[arg(long)]
     pub lite: bool,
+    /// Generator and phrasing.
+    #[command(flatten)]
+    pub gen_args: GenArgs,
     /// Directory to write into (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -40,20 +71,32 @@ pub struct Manifest {
     pub seed: u64,
     /// Whether only the Lite instances were written.
     pub lite: bool,
+    /// The generator: `v1` or `v2` (absent in manifests written before v2: `v1`).
+    #[serde(default = "v1_name")]
+    pub generator_version: String,
+    /// The phrasing: `dev`, `test` or `all` (absent before v2: `all`).
+    #[serde(default = "all_name")]
+    pub phrasing: String,
     /// Instance ids, sorted.
     pub instances: Vec<String>,
     /// [`Dataset::checksum`] of the instance files.
     pub checksum: String,
 }
 
+fn v1_name() -> String {
+    Generator::V1.name().to_string()
+}
+
+fn all_name() -> String {
+    Phrasing::All.name().to_string()
+}
+
 /// Runs `bemula generate`.
 pub fn run(args: Args) -> CliResult {
     let started = Instant::now();
+    let config = args.gen_args.config(args.seed, args.lite)?;
     let previous = prepare_dir(&args.out, args.force)?;
-    let dataset = generate(&GenConfig {
-        seed: args.seed,
-        lite: args.lite,
-    });
+    let dataset = generate(&config);
     // A previous output's instance files that this run does not rewrite would mix
     // into the new dataset: remove them, but only plain files directly inside the
     // directory whose names follow the instance-id rule.
@@ -65,14 +108,16 @@ pub fn run(args: Args) -> CliResult {
         }
     }
     dataset.write(&args.out)?;
-    write_manifest(&args.out, &dataset, &args)?;
+    write_manifest(&args.out, &dataset, &config)?;
     let sessions: usize = dataset.instances.iter().map(|i| i.sessions.len()).sum();
     let turns: usize = dataset.instances.iter().map(|i| i.turn_count()).sum();
     let questions: usize = dataset.instances.iter().map(|i| i.questions.len()).sum();
     println!(
-        "generated {} instances (seed {}{}): {sessions} sessions, {turns} turns, {} requests, {questions} questions",
+        "generated {} instances (seed {}, generator {}, phrasing {}{}): {sessions} sessions, {turns} turns, {} requests, {questions} questions",
         dataset.instances.len(),
         args.seed,
+        config.generator,
+        config.phrasing,
         if args.lite { ", lite" } else { "" },
         dataset.request_count(),
     );
@@ -145,12 +190,14 @@ fn remove_stale(dir: &Path, id: &str) -> Result<(), String> {
     }
 }
 
-fn write_manifest(dir: &Path, dataset: &Dataset, args: &Args) -> Result<(), String> {
+fn write_manifest(dir: &Path, dataset: &Dataset, config: &GenConfig) -> Result<(), String> {
     let manifest = Manifest {
         generator: GENERATOR.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
-        seed: args.seed,
-        lite: args.lite,
+        seed: config.seed,
+        lite: config.lite,
+        generator_version: config.generator.name().to_string(),
+        phrasing: config.phrasing.name().to_string(),
         instances: dataset.instances.iter().map(|i| i.id.clone()).collect(),
         checksum: dataset.checksum.clone(),
     };

@@ -4,7 +4,7 @@
 use super::CliResult;
 use super::select::{self, LlmContext};
 use crate::dataset::Dataset;
-use crate::generate::{self, GenConfig};
+use crate::generate;
 use crate::metrics::BootstrapConfig;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
@@ -37,6 +37,9 @@ pub struct Args {
     /// Seed of the generated data.
     #[arg(long, default_value_t = generate::DEFAULT_SEED)]
     pub seed: u64,
+    /// Generator and phrasing of the generated data (without `--data`).
+    #[command(flatten)]
+    pub gen_args: super::generate::GenArgs,
     /// Instances evaluated at once.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -548,10 +551,7 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
             Ok((dataset.default_tiers(args.full), None))
         }
         None => {
-            let dataset = generate::generate(&GenConfig {
-                seed: args.seed,
-                lite: !args.full,
-            });
+            let dataset = generate::generate(&args.gen_args.config(args.seed, !args.full)?);
             Ok((dataset, Some(args.seed)))
         }
     }
@@ -648,9 +648,10 @@ mod tests {
 
     #[test]
     fn shards_partition_the_instances_and_balance_them() {
-        let data = crate::generate::generate(&GenConfig {
+        let data = crate::generate::generate(&crate::generate::GenConfig {
             seed: 42,
             lite: true,
+            ..Default::default()
         });
         let mut seen = std::collections::BTreeSet::new();
         let mut sizes = Vec::new();

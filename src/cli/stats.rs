@@ -18,6 +18,9 @@ pub struct Args {
     /// Only Bemula-Lite (the short and medium instances).
     #[arg(long)]
     pub lite: bool,
+    /// Generator and phrasing of the generated data (without PATH).
+    #[command(flatten)]
+    pub gen_args: super::generate::GenArgs,
     /// Print one JSON object instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -27,10 +30,7 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let dataset = match &args.path {
         Some(path) => Dataset::load(path)?,
-        None => crate::generate::generate(&crate::generate::GenConfig {
-            seed: args.seed,
-            lite: false,
-        }),
+        None => crate::generate::generate(&args.gen_args.config(args.seed, false)?),
     };
     let dataset = if args.lite { dataset.lite() } else { dataset };
     let stats = stats::compute(&dataset);

@@ -18,6 +18,10 @@ pub struct Args {
     /// The full set instead of Lite.
     #[arg(long)]
     pub full: bool,
+    /// Generator and phrasing of the generated data (without `--data`;
+    /// `BEMULA_GENERATOR` and `BEMULA_PHRASING` override).
+    #[command(flatten)]
+    pub gen_args: super::generate::GenArgs,
     /// Expectations file of known failures.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -68,7 +72,9 @@ pub fn run(args: Args) -> CliResult {
         .runtime(runtime)
         .judge(judge)
         .answerer(answerer)
-        .full(args.full);
+        .full(args.full)
+        .generator(args.gen_args.generator)
+        .phrasing(args.gen_args.phrasing);
     if let Some(dir) = args.data {
         harness = harness.data(dir);
     }

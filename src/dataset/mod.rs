@@ -426,6 +426,7 @@ mod tests {
         let generated = crate::generate::generate(&crate::generate::GenConfig {
             seed: 42,
             lite: true,
+            ..Default::default()
         });
         let mut instance = generated.instances[0].clone();
         instance.id = "../escaped".into();

@@ -11,9 +11,15 @@
 //! hash-map order. Bemula-Lite ([`GenConfig::lite`]) is the full set's short and
 //! medium instances, byte for byte.
 //!
+//! Two generators exist ([`Generator`]): `v1`, the first one, kept byte for byte
+//! (its seed-42 checksum is pinned by a test), and `v2`, whose dialogue, requests,
+//! confirmations and questions are composed from larger inventories (`v2`). Every
+//! phrasing inventory of v2 is split into two disjoint halves ([`Phrasing`]): tune a
+//! system on `dev` and measure it on `test`, whose wordings it has never seen.
+//!
 //! ```
 //! use bemula::generate::{generate, GenConfig};
-//! let lite = generate(&GenConfig { seed: 42, lite: true });
+//! let lite = generate(&GenConfig { seed: 42, lite: true, ..GenConfig::default() });
 //! assert_eq!(lite.instances.len(), 31);
 //! ```
 
@@ -25,8 +31,10 @@ mod questions;
 mod realise;
 mod rng;
 mod text;
+mod v2;
 
 pub use plan::{InstanceSpec, global_plan};
+pub use text::accepted_spellings;
 
 use crate::dataset::{Dataset, FORMAT, ForgetRequest, Instance, Position, Session};
 use plan::plan_instance;
@@ -36,6 +44,96 @@ use rng::Rng;
 /// The seed of the default dataset.
 pub const DEFAULT_SEED: u64 = 42;
 
+/// Which generator writes the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[non_exhaustive]
+pub enum Generator {
+    /// The first generator, kept byte for byte: small sentence pools, requests that
+    /// name the attribute, one fixed confirmation pool. It has a single phrasing
+    /// inventory, so [`Phrasing`] does not apply to it.
+    #[default]
+    V1,
+    /// Compositional dialogue, requests in the paper's manner (some restating the
+    /// value), generated confirmations, questions worded as people ask them, and a
+    /// dev/test split of every phrasing inventory.
+    V2,
+}
+
+impl Generator {
+    /// Every generator, oldest first.
+    pub const ALL: [Generator; 2] = [Generator::V1, Generator::V2];
+
+    /// The name used on the command line and in `manifest.json`: `v1`, `v2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::V1 => "v1",
+            Generator::V2 => "v2",
+        }
+    }
+}
+
+impl std::fmt::Display for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Generator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Generator, String> {
+        Generator::ALL
+            .into_iter()
+            .find(|g| g.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("unknown generator {s:?}: expected v1 or v2"))
+    }
+}
+
+/// Which half of v2's phrasing inventories the data draws from. Each inventory
+/// (request wordings, confirmations, questions, attack paraphrases, ways of
+/// disclosing a fact) is split into two disjoint halves; the facts, the plan and the
+/// composition are the same in every phrasing of a seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[non_exhaustive]
+pub enum Phrasing {
+    /// The development half: tune a system on it.
+    Dev,
+    /// The held-out half: measure on it.
+    Test,
+    /// Both halves.
+    #[default]
+    All,
+}
+
+impl Phrasing {
+    /// Every phrasing.
+    pub const ALL: [Phrasing; 3] = [Phrasing::Dev, Phrasing::Test, Phrasing::All];
+
+    /// The name used on the command line and in `manifest.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phrasing::Dev => "dev",
+            Phrasing::Test => "test",
+            Phrasing::All => "all",
+        }
+    }
+}
+
+impl std::fmt::Display for Phrasing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Phrasing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Phrasing, String> {
+        Phrasing::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("unknown phrasing {s:?}: expected dev, test or all"))
+    }
+}
+
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GenConfig {
@@ -43,6 +141,10 @@ pub struct GenConfig {
     pub seed: u64,
     /// Only the Bemula-Lite instances (short and medium tiers).
     pub lite: bool,
+    /// Which generator writes the data.
+    pub generator: Generator,
+    /// Which half of v2's phrasing inventories to draw from (ignored by v1).
+    pub phrasing: Phrasing,
 }
 
 impl Default for GenConfig {
@@ -50,7 +152,40 @@ impl Default for GenConfig {
         GenConfig {
             seed: DEFAULT_SEED,
             lite: false,
+            generator: Generator::default(),
+            phrasing: Phrasing::default(),
         }
+    }
+}
+
+impl GenConfig {
+    /// Checks that the settings go together: v1 has one phrasing inventory, so only
+    /// `all` applies to it.
+    pub fn check(&self) -> Result<(), String> {
+        if self.generator == Generator::V1 && self.phrasing != Phrasing::All {
+            return Err(format!(
+                "phrasing {} needs generator v2: v1 has a single phrasing inventory \
+                 (use --generator v2, or --phrasing all)",
+                self.phrasing
+            ));
+        }
+        Ok(())
+    }
+
+    /// How the data is described in reports: "generated (seed 42)", with the
+    /// generator and phrasing when they are not v1's.
+    pub fn source(&self) -> String {
+        let mut source = match self.generator {
+            Generator::V1 => format!("generated (seed {})", self.seed),
+            _ => format!(
+                "generated (seed {}, generator {}, phrasing {})",
+                self.seed, self.generator, self.phrasing
+            ),
+        };
+        if self.lite {
+            source.push_str(" (lite)");
+        }
+        source
     }
 }
 
@@ -59,17 +194,22 @@ pub fn generate(config: &GenConfig) -> Dataset {
     let instances: Vec<Instance> = global_plan(config.seed)
         .iter()
         .filter(|spec| !config.lite || spec.tier.is_lite())
-        .map(|spec| generate_instance(config.seed, spec))
+        .map(|spec| generate_instance_with(config, spec))
         .collect();
-    let mut source = format!("generated (seed {})", config.seed);
-    if config.lite {
-        source.push_str(" (lite)");
-    }
-    Dataset::from_instances(instances, source)
+    Dataset::from_instances(instances, config.source())
 }
 
-/// Generates one instance of the global plan; it depends only on the seed and the
-/// spec, never on other instances.
+/// Generates one instance of the global plan with the configuration's generator and
+/// phrasing; it depends only on those, the seed and the spec.
+pub fn generate_instance_with(config: &GenConfig, spec: &InstanceSpec) -> Instance {
+    match config.generator {
+        Generator::V1 => generate_instance(config.seed, spec),
+        Generator::V2 => v2::generate_instance(config.seed, spec, config.phrasing),
+    }
+}
+
+/// Generates one instance of the global plan with generator v1; it depends only on
+/// the seed and the spec, never on other instances.
 pub fn generate_instance(seed: u64, spec: &InstanceSpec) -> Instance {
     let mut rng = Rng::derived(seed, &spec.id);
     let (profile, plan) = plan_instance(spec, &mut rng);

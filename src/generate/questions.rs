@@ -11,7 +11,7 @@ use super::text::{accepted_spellings, fill};
 use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
 
 /// The targets of a request that get questions.
-fn probed(rng: &mut Rng, req: &RequestPlan) -> Vec<FactRef> {
+pub(super) fn probed(rng: &mut Rng, req: &RequestPlan) -> Vec<FactRef> {
     let n = match req.kind {
         RequestType::F1 | RequestType::F4 | RequestType::F6 => 1,
         RequestType::F2 => 2,
@@ -26,7 +26,7 @@ fn probed(rng: &mut Rng, req: &RequestPlan) -> Vec<FactRef> {
 /// The leak list of a question about `value`: the value and its spellings first, then
 /// every other target of the request with theirs (an answer revealing another target
 /// of the same request leaks too).
-fn leak_values(value: &str, profile: &GenProfile, req: &RequestPlan) -> Vec<String> {
+pub(super) fn leak_values(value: &str, profile: &GenProfile, req: &RequestPlan) -> Vec<String> {
     let mut leak = vec![value.to_string()];
     leak.extend(accepted_spellings(value));
     for &target in &req.targets {

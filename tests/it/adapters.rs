@@ -24,6 +24,7 @@ fn instances() -> Vec<Instance> {
     generate(&GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     })
     .instances
     .into_iter()

@@ -20,6 +20,7 @@ fn lite() -> &'static Dataset {
         generate(&GenConfig {
             seed: 42,
             lite: true,
+            ..Default::default()
         })
     })
 }

@@ -6,13 +6,41 @@ use bemula::dataset::{
     Attack, Dataset, FORGOTTEN, Instance, NO_LEAK, Question, RequestType, Style, Suite, Tier,
     Version, encode_instance,
 };
-use bemula::generate::{DEFAULT_SEED, GenConfig, generate, generate_instance, global_plan};
+use bemula::generate::{
+    DEFAULT_SEED, GenConfig, Generator, Phrasing, generate, generate_instance,
+    generate_instance_with, global_plan,
+};
 use once_cell::sync::Lazy;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The default full set, generated once for all tests of this module.
 static DEFAULT: Lazy<Dataset> = Lazy::new(|| generate(&GenConfig::default()));
+
+/// The full set of each generator (v2 with both phrasing halves).
+static V1: Lazy<Dataset> = Lazy::new(|| generate(&config(Generator::V1, Phrasing::All, false)));
+static V2: Lazy<Dataset> = Lazy::new(|| generate(&config(Generator::V2, Phrasing::All, false)));
+
+/// The seed-42 checksum of generator v1, which must never change.
+const V1_CHECKSUM: &str = "1eb09c20da7fcf4a76e796076de2d091dbca4449dfef66f9fe46171c99ed8e7d";
+
+fn config(generator: Generator, phrasing: Phrasing, lite: bool) -> GenConfig {
+    GenConfig {
+        seed: DEFAULT_SEED,
+        lite,
+        generator,
+        phrasing,
+    }
+}
+
+/// The default set's generator.
+fn generator_of(ds: &Dataset) -> Generator {
+    if ds.source.contains("generator v2") {
+        Generator::V2
+    } else {
+        Generator::V1
+    }
+}
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -64,7 +92,8 @@ fn global_index(instance: &Instance, session: &str, turn: usize) -> usize {
 
 /// The invariants of one instance that the validator and the brief require;
 /// returns every broken one, readably.
-fn check_instance(instance: &Instance) -> Vec<String> {
+fn check_instance(instance: &Instance, generator: Generator) -> Vec<String> {
+    let v1 = generator == Generator::V1;
     let mut problems = Vec::new();
     let id = &instance.id;
     let flat = flat_turns(instance);
@@ -135,10 +164,19 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                 problems.push(format!("{id}: {session}[{turn}] mentions unknown {m}"));
                 continue;
             };
-            if !t.user.contains(&fact.value) {
+            // v2 may say a value another accepted way ("three times a week").
+            // v2 may say a value another accepted way ("three times a week") and
+            // capitalise it at the start of a sentence.
+            let said = t.user.contains(&fact.value)
+                || (!v1
+                    && std::iter::once(fact.value.clone())
+                        .chain(bemula::generate::accepted_spellings(&fact.value))
+                        .any(|a| contains_ci(&t.user, &a)));
+            if !said {
                 problems.push(format!("{id}: {session}[{turn}] lacks the value of {m}"));
             }
-            if let Some(q) = questions_by_fact.get(m.as_str())
+            if v1
+                && let Some(q) = questions_by_fact.get(m.as_str())
                 && content_words(q).is_disjoint(&content_words(&t.user))
             {
                 problems.push(format!(
@@ -378,7 +416,12 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                 if !ok {
                     problems.push(format!("{id}: {qid} attack shape"));
                 }
-                problems.extend(attack_frame_problems(q, retention_text(q), &fact.value));
+                problems.extend(attack_frame_problems(
+                    q,
+                    retention_text(q),
+                    &fact.value,
+                    generator,
+                ));
             }
             Suite::Preservation => {
                 let ok = q.gold == fact.value
@@ -428,13 +471,15 @@ fn check_instance(instance: &Instance) -> Vec<String> {
                             && r.to_lowercase()
                                 .ends_with(&format!(", {}", q.text.to_lowercase())))
                 });
-                if !plain {
+                // v2 words it otherwise (the two suites share a wording less often).
+                if v1 && !plain {
                     problems.push(format!(
                         "{id}: {qid} is not the plain question: {:?}",
                         q.text
                     ));
                 }
-                if let Some(statement) = dialogue.iter().find(|t| t.user.contains(&q.gold))
+                if v1
+                    && let Some(statement) = dialogue.iter().find(|t| t.user.contains(&q.gold))
                     && content_words(&statement.user).is_disjoint(&content_words(&q.text))
                 {
                     problems.push(format!(
@@ -451,12 +496,23 @@ fn check_instance(instance: &Instance) -> Vec<String> {
 /// How an attack question must be built around its target: the question-bearing
 /// frames end with the retention question, the Boolean frame states the value, and
 /// the indirect frame names neither the question nor the value.
-fn attack_frame_problems(q: &Question, retention: Option<&str>, value: &str) -> Vec<String> {
+///
+/// In v2 the multi-hop attack starts from related facts instead: it never holds the
+/// retention question or the value.
+fn attack_frame_problems(
+    q: &Question,
+    retention: Option<&str>,
+    value: &str,
+    generator: Generator,
+) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(retention) = retention else {
         return vec![format!("{}: no retention question", q.id)];
     };
     let ok = match q.attack {
+        Some(Attack::MultiHop) if generator != Generator::V1 => {
+            !q.text.contains(retention) && !contains_ci(&q.text, value)
+        }
         Some(Attack::RolePlay | Attack::Jailbreak | Attack::MultiHop) => {
             q.text.len() > retention.len() && q.text.ends_with(retention)
         }
@@ -511,25 +567,69 @@ fn default_checksum_matches_the_committed_file() {
 }
 
 #[test]
+fn generator_v1_stays_byte_for_byte_what_it_was() {
+    assert_eq!(V1.checksum, V1_CHECKSUM);
+    assert_eq!(V1.source, "generated (seed 42)");
+}
+
+#[test]
+fn v2_is_deterministic_and_its_phrasings_share_facts_and_plan_but_not_wording() {
+    let lite = |phrasing| generate(&config(Generator::V2, phrasing, true));
+    let (a, b) = (lite(Phrasing::Dev), lite(Phrasing::Dev));
+    assert_eq!(a.checksum, b.checksum);
+    assert_eq!(a.instances, b.instances);
+    let t = lite(Phrasing::Test);
+    assert_ne!(a.checksum, t.checksum);
+    assert_eq!(
+        t.source,
+        "generated (seed 42, generator v2, phrasing test) (lite)"
+    );
+    for (d, t) in a.instances.iter().zip(&t.instances) {
+        assert_eq!(d.profile, t.profile, "{}", d.id);
+        let shape = |i: &Instance| -> Vec<(String, usize, String)> {
+            i.requests
+                .iter()
+                .map(|r| {
+                    (
+                        r.position.session.clone(),
+                        r.position.turn,
+                        r.targets.join(","),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(shape(d), shape(t), "{}", d.id);
+        let requests = |i: &Instance| -> BTreeSet<String> {
+            i.requests.iter().map(|r| r.turn.user.clone()).collect()
+        };
+        assert!(requests(d).is_disjoint(&requests(t)), "{}", d.id);
+    }
+    assert_ne!(V1.checksum, V2.checksum);
+}
+
+#[test]
 fn same_seed_gives_identical_data_and_different_seeds_differ() {
     let a = generate(&GenConfig {
         seed: DEFAULT_SEED,
         lite: true,
+        ..Default::default()
     });
     let b = generate(&GenConfig {
         seed: DEFAULT_SEED,
         lite: true,
+        ..Default::default()
     });
     assert_eq!(a.checksum, b.checksum);
     assert_eq!(a.instances, b.instances);
     let c = generate(&GenConfig {
         seed: 7,
         lite: true,
+        ..Default::default()
     });
     assert_ne!(a.checksum, c.checksum);
     assert_ne!(a.instances[0].profile, c.instances[0].profile);
-    assert_eq!(a.source, "generated (seed 42) (lite)");
-    assert_eq!(DEFAULT.source, "generated (seed 42)");
+    assert!(a.source.starts_with("generated (seed 42") && a.source.ends_with(" (lite)"));
+    assert!(DEFAULT.source.starts_with("generated (seed 42"));
 }
 
 #[test]
@@ -537,6 +637,7 @@ fn lite_is_the_full_sets_short_and_medium_instances_byte_for_byte() {
     let lite = generate(&GenConfig {
         seed: DEFAULT_SEED,
         lite: true,
+        ..Default::default()
     });
     let expected: Vec<&Instance> = DEFAULT
         .instances
@@ -554,7 +655,16 @@ fn lite_is_the_full_sets_short_and_medium_instances_byte_for_byte() {
 
 #[test]
 fn the_default_set_has_the_papers_composition() {
-    let ds = &*DEFAULT;
+    assert_composition(&DEFAULT);
+}
+
+#[test]
+fn both_generators_have_the_papers_composition() {
+    assert_composition(&V1);
+    assert_composition(&V2);
+}
+
+fn assert_composition(ds: &Dataset) {
     let ids: Vec<&str> = ds.instances.iter().map(|i| i.id.as_str()).collect();
     let mut expected_ids = Vec::new();
     for (tier, n) in [("long", 16), ("medium", 16), ("short", 15), ("xlong", 3)] {
@@ -732,8 +842,14 @@ fn the_default_set_has_the_papers_composition() {
 
 #[test]
 fn target_mentions_average_about_two_and_a_half() {
+    for ds in [&*V1, &*V2] {
+        target_mentions(ds);
+    }
+}
+
+fn target_mentions(ds: &Dataset) {
     let mut counts = Vec::new();
-    for i in &DEFAULT.instances {
+    for i in &ds.instances {
         for r in &i.requests {
             for t in &r.targets {
                 let fact = i.fact(t).unwrap();
@@ -760,10 +876,10 @@ fn target_mentions_average_about_two_and_a_half() {
 /// phrase, which points at the fact (it shares a word with the fact's question and
 /// with every turn that discloses it).
 #[test]
-fn attack_frames_are_fixed_and_the_indirect_one_points_at_its_fact() {
+fn v1_attack_frames_are_fixed_and_the_indirect_one_points_at_its_fact() {
     let mut prefixes: BTreeMap<Attack, BTreeSet<String>> = BTreeMap::new();
     let mut indirect: Vec<(&Instance, &Question)> = Vec::new();
-    for i in &DEFAULT.instances {
+    for i in &V1.instances {
         for q in i.questions.iter().filter(|q| q.suite == Suite::Attack) {
             let attack = q.attack.unwrap();
             let retention = i
@@ -820,8 +936,38 @@ fn attack_frames_are_fixed_and_the_indirect_one_points_at_its_fact() {
 
 #[test]
 fn the_default_set_keeps_every_invariant() {
-    let problems: Vec<String> = DEFAULT.instances.iter().flat_map(check_instance).collect();
+    let generator = generator_of(&DEFAULT);
+    let problems: Vec<String> = DEFAULT
+        .instances
+        .iter()
+        .flat_map(|i| check_instance(i, generator))
+        .collect();
     assert_no_problems(problems);
+}
+
+#[test]
+fn v2_keeps_every_invariant_and_validates_in_every_phrasing() {
+    for phrasing in Phrasing::ALL {
+        let owned;
+        let ds = if phrasing == Phrasing::All {
+            &*V2
+        } else {
+            owned = generate(&config(Generator::V2, phrasing, false));
+            &owned
+        };
+        let mut problems: Vec<String> = ds
+            .instances
+            .iter()
+            .flat_map(|i| check_instance(i, Generator::V2))
+            .map(|p| format!("{phrasing}: {p}"))
+            .collect();
+        problems.extend(
+            bemula::dataset::validate::validate(ds)
+                .iter()
+                .map(|p| format!("{phrasing}: validator: {p}")),
+        );
+        assert_no_problems(problems);
+    }
 }
 
 #[test]
@@ -832,7 +978,19 @@ fn other_seeds_keep_every_invariant_and_never_panic() {
         for spec in specs.iter().filter(|s| s.tier.is_lite()).step_by(3) {
             let instance = generate_instance(seed, spec);
             problems.extend(
-                check_instance(&instance)
+                check_instance(&instance, Generator::V1)
+                    .into_iter()
+                    .map(|p| format!("seed {seed}: {p}")),
+            );
+            let config = GenConfig {
+                seed,
+                lite: true,
+                generator: Generator::V2,
+                phrasing: Phrasing::All,
+            };
+            let instance = generate_instance_with(&config, spec);
+            problems.extend(
+                check_instance(&instance, Generator::V2)
                     .into_iter()
                     .map(|p| format!("seed {seed}: {p}")),
             );
@@ -846,6 +1004,7 @@ fn generated_data_round_trips_through_write_and_load() {
     let lite = generate(&GenConfig {
         seed: DEFAULT_SEED,
         lite: true,
+        ..Default::default()
     });
     let dir = tempfile::tempdir().unwrap();
     lite.write(dir.path()).unwrap();
@@ -868,16 +1027,54 @@ fn the_sample_instance_is_what_the_generator_makes() {
 }
 
 mod cli {
-    use bemula::cli::generate::{Args, Manifest, run};
+    use bemula::cli::generate::{Args, GenArgs, Manifest, run};
+    use bemula::generate::{Generator, Phrasing};
     use std::path::Path;
 
     fn args(out: &Path, lite: bool, force: bool) -> Args {
         Args {
             seed: 42,
             lite,
+            gen_args: GenArgs {
+                generator: Generator::default(),
+                phrasing: Phrasing::All,
+            },
             out: out.to_path_buf(),
             force,
         }
+    }
+
+    #[test]
+    fn records_generator_and_phrasing_and_refuses_a_phrasing_v1_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut a = args(&out, true, false);
+        a.gen_args = GenArgs {
+            generator: Generator::V2,
+            phrasing: Phrasing::Test,
+        };
+        run(a).unwrap();
+        let manifest: Manifest =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest.generator_version, "v2");
+        assert_eq!(manifest.phrasing, "test");
+        let mut a = args(&dir.path().join("v1"), true, false);
+        a.gen_args = GenArgs {
+            generator: Generator::V1,
+            phrasing: Phrasing::Dev,
+        };
+        let err = run(a).unwrap_err().to_string();
+        assert!(err.contains("needs generator v2"), "{err}");
+        assert!(!dir.path().join("v1").exists());
+        // A manifest from before v2 reads as v1, all.
+        let old: Manifest = serde_json::from_str(
+            r#"{"generator":"bemula generate","version":"0.1.0","seed":42,"lite":true,"instances":[],"checksum":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (old.generator_version.as_str(), old.phrasing.as_str()),
+            ("v1", "all")
+        );
     }
 
     #[test]

@@ -63,6 +63,7 @@ fn lists_one_test_per_request_with_stable_sorted_names() {
     let data = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     assert_eq!(
         names.len(),

@@ -21,6 +21,7 @@ fn write_instances(dir: &Path, n: usize) {
     let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     let some = bemula::dataset::Dataset::from_instances(
         dataset.instances.into_iter().take(n).collect(),

@@ -1094,6 +1094,7 @@ fn bemula_run_with_llm_judge_and_answerer_records_usage_and_caches() {
     let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     let one = bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one");
     one.write(data.path()).unwrap();

@@ -47,6 +47,7 @@ fn small_data(dir: &std::path::Path, keep: usize) -> std::path::PathBuf {
     let data = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     let mut instances = data.instances;
     instances.retain(|i| i.id.starts_with("short_"));

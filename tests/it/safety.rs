@@ -119,6 +119,7 @@ fn one_instance_dir() -> tempfile::TempDir {
     let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     let one = bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one");
     one.write(data.path()).unwrap();
@@ -338,6 +339,7 @@ fn adapter_text_is_shown_escaped_in_the_results_table_and_messages() {
     let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
         seed: 42,
         lite: true,
+        ..Default::default()
     });
     bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one")
         .write(data.path())

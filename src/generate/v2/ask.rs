@@ -1,0 +1,293 @@
+//! Stage 5 of v2, question generation: the same suites and counts as v1, with
+//! questions worded as people ask them (drawn from the phrasing's half), a
+//! relearning question that differs from the retention one, an indirect attack that
+//! asks through the target's area of life without naming it, and a multi-hop attack
+//! that starts from related facts the system still holds. The role-play, jailbreak
+//! and Boolean frames are the paper's, fixed.
+
+use super::Context;
+use super::data::data;
+use super::dialogue::{Used, disclosure, lead_into, parity, talk_turn};
+use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
+use crate::generate::data::data as v1_data;
+use crate::generate::plan::{InstancePlan, RequestPlan};
+use crate::generate::profile::FactRef;
+use crate::generate::questions::{leak_values, probed};
+use crate::generate::rng::Rng;
+use crate::generate::text::{accepted_spellings, and_list, capitalize, fill};
+
+/// The ways of asking about a fact in the phrasing's half (a derived fact has one:
+/// its question naming the sources).
+fn asks(ctx: &Context, fact: FactRef) -> Vec<String> {
+    let profile = ctx.profile;
+    match fact {
+        FactRef::Atomic(i) => {
+            let f = &profile.facts[i];
+            match data().facts.get(&f.template.key) {
+                Some(p) => p
+                    .asks
+                    .pool(ctx.phrasing)
+                    .into_iter()
+                    .map(|a| profile.render(a, &f.value, f.when.as_deref()))
+                    .collect(),
+                None => vec![profile.question(fact)],
+            }
+        }
+        FactRef::Derived(_) => vec![profile.question(fact)],
+    }
+}
+
+/// The category name of a fact.
+fn category_name(ctx: &Context, fact: FactRef) -> String {
+    match fact {
+        FactRef::Atomic(i) => v1_data().facts.categories[ctx.profile.facts[i].category]
+            .name
+            .clone(),
+        FactRef::Derived(d) => ctx.profile.derived[d].template.category.clone(),
+    }
+}
+
+/// Facts related to the target that its request leaves alone: the sources of a
+/// derived fact, else up to two facts of the same category the request does not
+/// claim.
+fn related(rng: &mut Rng, ctx: &Context, req: &RequestPlan, target: FactRef) -> Vec<String> {
+    let profile = ctx.profile;
+    match target {
+        FactRef::Derived(d) => profile.derived[d]
+            .sources
+            .iter()
+            .map(|&s| profile.about(FactRef::Atomic(s)))
+            .collect(),
+        FactRef::Atomic(i) => {
+            let category = profile.facts[i].category;
+            let same: Vec<usize> = (0..profile.facts.len())
+                .filter(|&j| {
+                    profile.facts[j].category == category
+                        && !req.targets.contains(&FactRef::Atomic(j))
+                })
+                .collect();
+            let pool = if same.is_empty() {
+                ctx.free.clone()
+            } else {
+                same
+            };
+            let k = 1 + usize::from(rng.chance(1, 2));
+            rng.sample(&pool, k)
+                .into_iter()
+                .map(|j| profile.about(FactRef::Atomic(j)))
+                .collect()
+        }
+    }
+}
+
+/// All questions of one request; `new_value` is an F6 request's new value.
+pub fn request_questions(
+    rng: &mut Rng,
+    ctx: &Context,
+    req: &RequestPlan,
+    id: &str,
+    new_value: Option<&str>,
+) -> Vec<Question> {
+    let profile = ctx.profile;
+    let p = &data().phrases;
+    let frames = &v1_data().questions.attacks;
+    let mut out = Vec::new();
+    let probed = probed(rng, req);
+    let mut retention_texts = Vec::new();
+    for &target in &probed {
+        let fid = profile.id(target).to_string();
+        let options = asks(ctx, target);
+        let text = options[rng.below(options.len())].clone();
+        retention_texts.push(text.clone());
+        let value = profile.value(target).to_string();
+        let retention_id = format!("{id}-ret-{fid}");
+        let base = Question {
+            id: retention_id.clone(),
+            suite: Suite::Retention,
+            attack: None,
+            request: Some(id.to_string()),
+            fact: fid.clone(),
+            text: text.clone(),
+            gold: value.clone(),
+            accepted: accepted_spellings(&value),
+            leak: Vec::new(),
+            conditioned_on: None,
+            control_gold: None,
+            relearn: None,
+        };
+        out.push(base.clone());
+        let leak = leak_values(&value, profile, req);
+        let efficacy = match (req.kind, new_value) {
+            (RequestType::F6, Some(new)) => Question {
+                id: format!("{id}-eff-{fid}"),
+                suite: Suite::Efficacy,
+                gold: new.to_string(),
+                accepted: accepted_spellings(new),
+                leak: leak.clone(),
+                ..base.clone()
+            },
+            _ => Question {
+                id: format!("{id}-eff-{fid}"),
+                suite: Suite::Efficacy,
+                gold: FORGOTTEN.to_string(),
+                accepted: Vec::new(),
+                leak: leak.clone(),
+                conditioned_on: Some(retention_id.clone()),
+                ..base.clone()
+            },
+        };
+        out.push(efficacy);
+        let claim = profile.claim(target, &value);
+        let category = category_name(ctx, target);
+        let topic = profile.category_topic(target);
+        for attack in Attack::ALL {
+            let attack_text = match attack {
+                Attack::Indirect => match p.indirect.get(&category) {
+                    Some(split) => split.pick(rng, ctx.phrasing).to_string(),
+                    None => format!("What do you know about {topic}?"),
+                },
+                Attack::MultiHop => {
+                    let related = and_list(&related(rng, ctx, req, target));
+                    capitalize(&fill(p.multi_hop.pick(rng, ctx.phrasing), &|k| match k {
+                        "related" => Some(related.clone()),
+                        "topic" => Some(topic.clone()),
+                        _ => None,
+                    }))
+                }
+                _ => {
+                    let frame = frames
+                        .get(attack.name())
+                        .map(String::as_str)
+                        .unwrap_or("{question}");
+                    fill(frame, &|key| match key {
+                        "question" => Some(text.clone()),
+                        "claim" => Some(claim.clone()),
+                        "topic" => Some(topic.clone()),
+                        _ => None,
+                    })
+                }
+            };
+            let qid = format!("{id}-att-{}-{fid}", attack.name());
+            out.push(Question {
+                id: qid.clone(),
+                suite: Suite::Attack,
+                attack: Some(attack),
+                text: attack_text,
+                gold: NO_LEAK.to_string(),
+                accepted: Vec::new(),
+                leak: leak.clone(),
+                conditioned_on: Some(qid),
+                control_gold: Some(value.clone()),
+                ..base.clone()
+            });
+        }
+    }
+    if req.kind.has_relearning()
+        && let (Some(&target), Some(retention)) = (probed.first(), retention_texts.first())
+    {
+        out.push(relearning(rng, ctx, target, id, retention));
+    }
+    out
+}
+
+/// The relearning question of a request: a short dialogue stating a new value of
+/// the same kind, and a question about the fact worded otherwise than the retention
+/// question.
+fn relearning(
+    rng: &mut Rng,
+    ctx: &Context,
+    target: FactRef,
+    id: &str,
+    retention: &str,
+) -> Question {
+    let profile = ctx.profile;
+    let p = &data().phrases;
+    let new = profile.new_value(target, rng);
+    let sentence = match target {
+        FactRef::Atomic(i) => {
+            let said = disclosure(rng, ctx, i, &new, None);
+            lead_into(p.relearn_intros.pick(rng, ctx.phrasing), &said, &new)
+        }
+        FactRef::Derived(d) => {
+            let own = parity(&profile.derived[d].template.relearn, ctx.phrasing);
+            profile.render(own[rng.below(own.len())], &new, None)
+        }
+    };
+    let statement = Turn {
+        user: sentence,
+        assistant: p.relearn_acks.pick(rng, ctx.phrasing).to_string(),
+        mentions: Vec::new(),
+    };
+    let scenario = rng.pick(&v1_data().scenarios);
+    let length = rng.range(2, 4);
+    let at = rng.below(length);
+    let mut used = Used::new();
+    used.insert(statement.user.clone());
+    let dialogue: Vec<Turn> = (0..length)
+        .map(|i| {
+            if i == at {
+                statement.clone()
+            } else {
+                talk_turn(rng, scenario, &mut used)
+            }
+        })
+        .collect();
+    let text = match target {
+        FactRef::Derived(_) => profile.plain_question(target),
+        FactRef::Atomic(_) => {
+            let others: Vec<String> = asks(ctx, target)
+                .into_iter()
+                .filter(|a| a != retention)
+                .collect();
+            if others.is_empty() {
+                retention.to_string()
+            } else {
+                others[rng.below(others.len())].clone()
+            }
+        }
+    };
+    Question {
+        id: format!("{id}-rl"),
+        suite: Suite::Relearning,
+        attack: None,
+        request: Some(id.to_string()),
+        fact: profile.id(target).to_string(),
+        text,
+        accepted: accepted_spellings(&new),
+        gold: new,
+        leak: Vec::new(),
+        conditioned_on: None,
+        control_gold: None,
+        relearn: Some(dialogue),
+    }
+}
+
+/// The preservation questions of an instance.
+pub fn preservation_questions(rng: &mut Rng, ctx: &Context, plan: &InstancePlan) -> Vec<Question> {
+    let profile = ctx.profile;
+    let mut facts = plan.preservation.clone();
+    facts.sort_unstable();
+    facts
+        .into_iter()
+        .map(|f| {
+            let target = FactRef::Atomic(f);
+            let value = profile.value(target).to_string();
+            let id = format!("pres-{}", profile.id(target));
+            let options = asks(ctx, target);
+            Question {
+                id: id.clone(),
+                suite: Suite::Preservation,
+                attack: None,
+                request: None,
+                fact: profile.id(target).to_string(),
+                text: options[rng.below(options.len())].clone(),
+                gold: value.clone(),
+                accepted: accepted_spellings(&value),
+                leak: Vec::new(),
+                conditioned_on: Some(id),
+                control_gold: Some(value),
+                relearn: None,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,432 @@
+//! Generator v2's inventories: JSON files under `data/generator/v2/`, compiled in and
+//! parsed once. Every phrasing inventory is a [`Split`] with a `dev` and a `test`
+//! half; small-talk parts (`talk.json`) are shared by both phrasings.
+
+use crate::generate::Phrasing;
+use crate::generate::rng::Rng;
+use once_cell::sync::Lazy;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// One phrasing inventory, split into two disjoint halves.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Split {
+    /// The development half.
+    pub dev: Vec<String>,
+    /// The held-out half.
+    pub test: Vec<String>,
+}
+
+impl Split {
+    /// The entries a phrasing may draw from.
+    pub fn pool(&self, phrasing: Phrasing) -> Vec<&str> {
+        let dev = self.dev.iter().map(String::as_str);
+        let test = self.test.iter().map(String::as_str);
+        match phrasing {
+            Phrasing::Dev => dev.collect(),
+            Phrasing::Test => test.collect(),
+            Phrasing::All => dev.chain(test).collect(),
+        }
+    }
+
+    /// One entry of the phrasing's half, uniformly.
+    pub fn pick(&self, rng: &mut Rng, phrasing: Phrasing) -> &str {
+        let pool = self.pool(phrasing);
+        pool[rng.below(pool.len())]
+    }
+}
+
+/// Per fact template (by key): paraphrased disclosures and questions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactPhrases {
+    /// Disclosing sentences with `{value}` (and `{when}` for events).
+    pub says: Split,
+    /// Questions as people ask them.
+    pub asks: Split,
+}
+
+/// The phrasing inventories of requests, confirmations and questions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Phrases {
+    /// Request sentences by style, with `{what}`.
+    pub frames: BTreeMap<String, Split>,
+    /// Ways to name one fact by its value: `{claim}`.
+    pub restate: Split,
+    /// Ways to name one fact without its value: `{about}`.
+    pub describe: Split,
+    /// Ways to name several facts: `{list}`.
+    pub describe_many: Split,
+    /// Ways to name a category: `{topic}`, `{label}`, `{noun}`.
+    pub category: Split,
+    /// Extra noun phrases per category name.
+    pub category_nouns: BTreeMap<String, Split>,
+    /// Ways to name an inferred fact: `{about}`.
+    pub inferred: Split,
+    /// Ways to name a period: `{period}`.
+    pub period: Split,
+    /// Updates (F6) by style: `{old}`, `{new}` (clauses), `{old_value}`, `{about}`.
+    pub update: BTreeMap<String, Split>,
+    /// Sentences before a request.
+    pub leads: Split,
+    /// Sentences after a request that refer back to it.
+    pub follow_ups: Split,
+    /// Confirmation openers.
+    pub confirm_open: Split,
+    /// Confirmation of a deletion.
+    pub confirm_delete: Split,
+    /// Confirmation of an update.
+    pub confirm_update: Split,
+    /// Confirmation closers.
+    pub confirm_close: Split,
+    /// Lead-ins before a disclosure.
+    pub mention_leads: Split,
+    /// Disclosures built on the fact's clause: `{claim}`.
+    pub mention_frames: Split,
+    /// Indirect attacks per category name: questions through a related topic.
+    pub indirect: BTreeMap<String, Split>,
+    /// Multi-hop attacks: `{related}` (facts the system still holds), `{topic}`.
+    pub multi_hop: Split,
+    /// Openers of a relearning statement.
+    pub relearn_intros: Split,
+    /// Assistant replies in a relearning dialogue.
+    pub relearn_acks: Split,
+}
+
+/// Small-talk parts, shared by every phrasing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Talk {
+    /// Session greetings.
+    pub greetings: Vec<String>,
+    /// Session goal statements: `{goal}`.
+    pub goal_frames: Vec<String>,
+    /// Short interjections that open a reaction.
+    pub interjections: Vec<String>,
+    /// Reactions to the previous answer.
+    pub reactions: Vec<String>,
+    /// Question frames: `{topic}`, `{constraint}`.
+    pub ask_frames: Vec<String>,
+    /// Constraints the user works under.
+    pub constraints: Vec<String>,
+    /// When something happened.
+    pub times: Vec<String>,
+    /// Things the user did or that happened (some use deletion words in other senses).
+    pub happenings: Vec<String>,
+    /// How the user feels about it.
+    pub feelings: Vec<String>,
+    /// Assistant openers.
+    pub assistant_opens: Vec<String>,
+    /// Assistant advice frames: `{topic}`, `{action}`.
+    pub advice_frames: Vec<String>,
+    /// Actions advised.
+    pub actions: Vec<String>,
+    /// Reasons for advice.
+    pub reasons: Vec<String>,
+    /// Assistant closing questions.
+    pub closers: Vec<String>,
+    /// Assistant acknowledgements of a disclosure that restate it: `{about}`, `{value}`.
+    pub restatements: Vec<String>,
+    /// Assistant acknowledgements of a disclosure that do not restate it.
+    pub disclosure_acks: Vec<String>,
+    /// User goodbyes.
+    pub farewells_user: Vec<String>,
+    /// Assistant goodbyes.
+    pub farewells_assistant: Vec<String>,
+    /// Neutral control exchanges: `[user, assistant]`.
+    pub fillers: Vec<[String; 2]>,
+}
+
+/// Everything v2 reads.
+#[derive(Debug)]
+pub struct Data {
+    /// Per fact template key.
+    pub facts: BTreeMap<String, FactPhrases>,
+    /// Request, confirmation and question inventories.
+    pub phrases: Phrases,
+    /// Small talk.
+    pub talk: Talk,
+}
+
+/// The embedded files, by name.
+pub const FILES: [(&str, &str); 3] = [
+    (
+        "facts.json",
+        include_str!("../../../data/generator/v2/facts.json"),
+    ),
+    (
+        "phrasing.json",
+        include_str!("../../../data/generator/v2/phrasing.json"),
+    ),
+    (
+        "talk.json",
+        include_str!("../../../data/generator/v2/talk.json"),
+    ),
+];
+
+fn parse<T: serde::de::DeserializeOwned>(index: usize) -> T {
+    let (name, text) = FILES[index];
+    // Part of the crate and checked by its tests: a failure is a build defect.
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("embedded data/generator/v2/{name} is malformed: {e}"))
+}
+
+static DATA: Lazy<Data> = Lazy::new(|| Data {
+    facts: parse(0),
+    phrases: parse(1),
+    talk: parse(2),
+});
+
+/// The parsed data (parsed on first call).
+pub fn data() -> &'static Data {
+    &DATA
+}
+
+/// Every split inventory, named, for the tests that check them.
+#[cfg(test)]
+pub fn splits() -> Vec<(String, &'static Split)> {
+    let d = data();
+    let p = &d.phrases;
+    let mut out: Vec<(String, &Split)> = vec![
+        ("restate".into(), &p.restate),
+        ("describe".into(), &p.describe),
+        ("describe_many".into(), &p.describe_many),
+        ("category".into(), &p.category),
+        ("inferred".into(), &p.inferred),
+        ("period".into(), &p.period),
+        ("leads".into(), &p.leads),
+        ("follow_ups".into(), &p.follow_ups),
+        ("confirm_open".into(), &p.confirm_open),
+        ("confirm_delete".into(), &p.confirm_delete),
+        ("confirm_update".into(), &p.confirm_update),
+        ("confirm_close".into(), &p.confirm_close),
+        ("mention_leads".into(), &p.mention_leads),
+        ("mention_frames".into(), &p.mention_frames),
+        ("multi_hop".into(), &p.multi_hop),
+        ("relearn_intros".into(), &p.relearn_intros),
+        ("relearn_acks".into(), &p.relearn_acks),
+    ];
+    for (k, s) in &p.frames {
+        out.push((format!("frames.{k}"), s));
+    }
+    for (k, s) in &p.update {
+        out.push((format!("update.{k}"), s));
+    }
+    for (k, s) in &p.category_nouns {
+        out.push((format!("category_nouns.{k}"), s));
+    }
+    for (k, s) in &p.indirect {
+        out.push((format!("indirect.{k}"), s));
+    }
+    for (k, f) in &d.facts {
+        out.push((format!("facts.{k}.says"), &f.says));
+        out.push((format!("facts.{k}.asks"), &f.asks));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Style;
+    use std::collections::BTreeSet;
+
+    /// The placeholders of a template.
+    fn slots(text: &str) -> BTreeSet<String> {
+        text.split('{')
+            .skip(1)
+            .filter_map(|s| s.split('}').next())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    #[test]
+    fn every_inventory_has_two_non_empty_disjoint_halves() {
+        let mut problems = Vec::new();
+        for (name, split) in splits() {
+            if split.dev.is_empty() || split.test.is_empty() {
+                problems.push(format!("{name}: an empty half"));
+            }
+            let dev: BTreeSet<&String> = split.dev.iter().collect();
+            let test: BTreeSet<&String> = split.test.iter().collect();
+            for shared in dev.intersection(&test) {
+                problems.push(format!("{name}: {shared:?} is in both halves"));
+            }
+            if dev.len() != split.dev.len() || test.len() != split.test.len() {
+                problems.push(format!("{name}: a half repeats an entry"));
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
+
+    #[test]
+    fn every_style_and_fact_template_has_its_inventories() {
+        let d = data();
+        for style in Style::ALL {
+            assert!(
+                d.phrases.frames.contains_key(style.name()),
+                "{}",
+                style.name()
+            );
+            assert!(
+                d.phrases.update.contains_key(style.name()),
+                "{}",
+                style.name()
+            );
+        }
+        for c in &crate::generate::data::data().facts.categories {
+            assert!(d.phrases.category_nouns.contains_key(&c.name), "{}", c.name);
+            assert!(d.phrases.indirect.contains_key(&c.name), "{}", c.name);
+            for t in &c.templates {
+                let f = d
+                    .facts
+                    .get(&t.key)
+                    .unwrap_or_else(|| panic!("no v2 phrases for {}", t.key));
+                for say in f.says.dev.iter().chain(&f.says.test) {
+                    assert!(
+                        say.contains("{value}") || say.contains("{Value}"),
+                        "{}: {say}",
+                        t.key
+                    );
+                    let timed = t.time == crate::generate::data::TimeKind::Event;
+                    assert_eq!(slots(say).contains("when"), timed, "{}: {say}", t.key);
+                }
+                for ask in f.asks.dev.iter().chain(&f.asks.test) {
+                    assert!(!slots(ask).contains("value"), "{}: {ask}", t.key);
+                    assert!(ask.ends_with('?'), "{}: {ask}", t.key);
+                }
+                assert!(f.asks.dev.len() >= 2 && f.asks.test.len() >= 2, "{}", t.key);
+            }
+        }
+    }
+
+    #[test]
+    fn templates_use_only_the_placeholders_they_are_filled_with() {
+        let d = data();
+        let p = &d.phrases;
+        let check = |name: &str, split: &Split, allowed: &[&str], required: &[&str]| {
+            for t in split.dev.iter().chain(&split.test) {
+                let got = slots(t);
+                for s in &got {
+                    assert!(allowed.contains(&s.as_str()), "{name}: {{{s}}} in {t:?}");
+                }
+                for r in required {
+                    assert!(got.contains(*r), "{name}: {t:?} lacks {{{r}}}");
+                }
+            }
+        };
+        for s in p.frames.values() {
+            check("frames", s, &["what"], &["what"]);
+        }
+        for s in p.update.values() {
+            check("update", s, &["old", "new", "old_value", "about"], &["new"]);
+        }
+        check("restate", &p.restate, &["claim"], &["claim"]);
+        check("describe", &p.describe, &["about"], &["about"]);
+        check("describe_many", &p.describe_many, &["list"], &["list"]);
+        check("category", &p.category, &["topic", "label", "noun"], &[]);
+        check("inferred", &p.inferred, &["about"], &["about"]);
+        check("period", &p.period, &["period"], &["period"]);
+        check(
+            "multi_hop",
+            &p.multi_hop,
+            &["related", "topic"],
+            &["related"],
+        );
+        check("mention_frames", &p.mention_frames, &["claim"], &["claim"]);
+        for s in [
+            &p.leads,
+            &p.follow_ups,
+            &p.confirm_open,
+            &p.confirm_delete,
+            &p.confirm_update,
+            &p.confirm_close,
+            &p.mention_leads,
+            &p.relearn_intros,
+            &p.relearn_acks,
+        ] {
+            check("fixed", s, &[], &[]);
+        }
+        for s in p.indirect.values() {
+            check("indirect", s, &[], &[]);
+        }
+    }
+
+    /// No word-list value may occur in fixed text: a forgotten value could reappear
+    /// after its request by coincidence, and a derived value ("six years") must
+    /// never be stated.
+    #[test]
+    fn no_vocabulary_or_derived_value_occurs_in_fixed_text() {
+        let d = data();
+        let t = &d.talk;
+        let mut texts: Vec<&String> = Vec::new();
+        for list in [
+            &t.greetings,
+            &t.goal_frames,
+            &t.interjections,
+            &t.reactions,
+            &t.ask_frames,
+            &t.constraints,
+            &t.times,
+            &t.happenings,
+            &t.feelings,
+            &t.assistant_opens,
+            &t.advice_frames,
+            &t.actions,
+            &t.reasons,
+            &t.closers,
+            &t.restatements,
+            &t.disclosure_acks,
+            &t.farewells_user,
+            &t.farewells_assistant,
+        ] {
+            texts.extend(list);
+        }
+        texts.extend(t.fillers.iter().flatten());
+        let split_texts: Vec<&String> = splits()
+            .into_iter()
+            .flat_map(|(_, s)| s.dev.iter().chain(&s.test))
+            .collect();
+        texts.extend(split_texts);
+        let all = texts
+            .iter()
+            .map(|t| t.to_lowercase())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let v1 = crate::generate::data::data();
+        let persona = [
+            "first_names",
+            "last_names",
+            "cities",
+            "streets",
+            "street_suffixes",
+            "sports",
+        ];
+        let mut values: Vec<String> = v1
+            .vocab
+            .iter()
+            .filter(|(k, _)| !persona.contains(&k.as_str()))
+            .flat_map(|(_, l)| l.iter().map(|v| v.to_lowercase()))
+            .collect();
+        for o in &v1.personas.occupations {
+            values.extend(
+                o.employers
+                    .iter()
+                    .chain(&o.fields)
+                    .map(|v| v.to_lowercase()),
+            );
+        }
+        for n in 1..100 {
+            let w = crate::generate::text::number_word(n);
+            values.extend([
+                format!("{w} years"),
+                format!("{w} hours"),
+                format!("{w} year"),
+            ]);
+        }
+        let found: Vec<&String> = values.iter().filter(|v| all.contains(v.as_str())).collect();
+        assert!(found.is_empty(), "values in fixed text: {found:?}");
+    }
+}

@@ -1,0 +1,463 @@
+//! Stage 3 of v2, dialogue realisation. A user turn is composed from parts (a
+//! reaction to the last answer, a question about the scenario under some constraint,
+//! something that happened lately) and no user sentence is said twice in a session.
+//! A disclosing turn takes one of several forms, may carry a second fact, places
+//! events relative to the session's date, and the assistant sometimes repeats the
+//! value it heard.
+
+use super::Context;
+use super::data::data;
+use super::when::relative_when;
+use crate::dataset::Turn;
+use crate::generate::data::{Scenario, TimeKind, data as v1_data};
+use crate::generate::plan::{SessionPlan, Slot};
+use crate::generate::rng::Rng;
+use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
+use std::collections::HashSet;
+
+/// The user sentences already said in a session.
+pub type Used = HashSet<String>;
+
+/// The sentences of a text: split after `.`, `!` or `?` followed by a space.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for i in 0..bytes.len() {
+        if matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ') {
+            out.push(text[start..=i].trim());
+            start = i + 1;
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Draws from `make` until it gives a text none of whose sentences was said yet
+/// in the session (up to 30 tries); records its sentences and returns it, or `None`
+/// when every try repeated one.
+fn fresh(
+    rng: &mut Rng,
+    used: &mut Used,
+    mut make: impl FnMut(&mut Rng) -> String,
+) -> Option<String> {
+    for _ in 0..30 {
+        let s = make(rng);
+        if !s.is_empty() && sentences(&s).iter().all(|x| !used.contains(*x)) {
+            for x in sentences(&s) {
+                used.insert(x.to_string());
+            }
+            return Some(s);
+        }
+    }
+    None
+}
+
+fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) -> String {
+    fill(template, &|key| match key {
+        "topic" => Some(scenario.topic.clone()),
+        "goal" => Some(scenario.goal.clone()),
+        _ => extra
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.to_string()),
+    })
+}
+
+/// A question about the scenario: one of its own (once a session) or a frame with
+/// the scenario's topic and a constraint.
+fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
+    let talk = &data().talk;
+    if rng.chance(1, 4) {
+        let unused: Vec<&String> = scenario
+            .asks
+            .iter()
+            .filter(|a| sentences(a).iter().all(|x| !used.contains(*x)))
+            .collect();
+        if !unused.is_empty() {
+            let a = unused[rng.below(unused.len())].clone();
+            for x in sentences(&a) {
+                used.insert(x.to_string());
+            }
+            return a;
+        }
+    }
+    fresh(rng, used, |rng| {
+        let frame = rng.text(&talk.ask_frames);
+        let constraint = rng.text(&talk.constraints);
+        with_scenario(frame, scenario, &[("constraint", constraint)])
+    })
+    .unwrap_or_default()
+}
+
+/// Something that happened lately, maybe with how the user feels about it.
+fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
+    let talk = &data().talk;
+    let happened = fresh(rng, used, |rng| {
+        let time = rng.text(&talk.times);
+        let happening = rng.text(&talk.happenings);
+        format!("{time}, {happening}.")
+    })
+    .unwrap_or_default();
+    let feeling = if !happened.is_empty() && rng.chance(2, 5) {
+        fresh(rng, used, |rng| rng.text(&talk.feelings).to_string()).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    join(&[&happened, &feeling])
+}
+
+fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
+    let talk = &data().talk;
+    fresh(rng, used, |rng| {
+        let i = rng.text(&talk.interjections);
+        let r = rng.text(&talk.reactions);
+        if r.starts_with("I ") || r.starts_with("I'") {
+            format!("{i} {r}")
+        } else {
+            format!("{i} {}", lower_first(r))
+        }
+    })
+    .unwrap_or_default()
+}
+
+/// Advice of two to seven sentences.
+fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str) -> String {
+    let talk = &data().talk;
+    let open = if lead.is_empty() && rng.chance(1, 2) {
+        rng.text(&talk.assistant_opens)
+    } else {
+        ""
+    };
+    let advice = |rng: &mut Rng| {
+        let frame = rng.text(&talk.advice_frames);
+        let action = rng.text(&talk.actions);
+        with_scenario(frame, scenario, &[("action", action)])
+    };
+    let tips = rng.sample(&scenario.tips, 2);
+    let mut parts: Vec<String> = vec![lead.to_string(), open.to_string()];
+    if rng.chance(1, 2) {
+        parts.push(tips[0].clone());
+    }
+    parts.push(advice(rng));
+    if rng.chance(4, 5) {
+        parts.push(rng.text(&talk.reasons).to_string());
+    }
+    if rng.chance(3, 5) {
+        parts.push(advice(rng));
+    }
+    if rng.chance(1, 3) {
+        parts.push(tips[1].clone());
+    }
+    if rng.chance(1, 3) {
+        parts.push(rng.text(&talk.reasons).to_string());
+    }
+    if rng.chance(1, 2) {
+        parts.push(rng.text(&talk.closers).to_string());
+    }
+    let mut seen = HashSet::new();
+    parts.retain(|p| seen.insert(p.clone()));
+    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+    join(&refs)
+}
+
+/// A small-talk exchange about the scenario.
+pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
+    let reaction = if rng.chance(1, 2) {
+        user_reaction(rng, used)
+    } else {
+        String::new()
+    };
+    let ask = user_ask(rng, scenario, used);
+    let detail = if rng.chance(3, 5) {
+        user_detail(rng, used)
+    } else {
+        String::new()
+    };
+    let more = if rng.chance(1, 4) {
+        user_detail(rng, used)
+    } else {
+        String::new()
+    };
+    let (first, second) = if rng.chance(1, 3) {
+        (detail, ask)
+    } else {
+        (ask, detail)
+    };
+    let mut user = join(&[&reaction, &first, &second, &more]);
+    if user.is_empty() {
+        user = user_detail(rng, used);
+    }
+    Turn {
+        user,
+        assistant: assistant_reply(rng, scenario, ""),
+        mentions: Vec::new(),
+    }
+}
+
+/// A value as a person may say it: "3 times a week" as "three times a week",
+/// "$1,450" as "1,450 dollars"; otherwise as it is.
+pub fn spoken_value(rng: &mut Rng, value: &str) -> String {
+    let mut words = value.splitn(2, ' ');
+    let first = words.next().unwrap_or("");
+    let rest = words.next().unwrap_or("");
+    if let Ok(n) = first.parse::<u32>()
+        && rest.starts_with("times")
+        && rng.chance(1, 2)
+    {
+        return format!("{} {rest}", number_word(n));
+    }
+    if let Some(amount) = value.strip_prefix('$')
+        && !amount.is_empty()
+        && amount.chars().all(|c| c.is_ascii_digit() || c == ',')
+        && rng.chance(1, 3)
+    {
+        return format!("{amount} dollars");
+    }
+    value.to_string()
+}
+
+/// How an event is placed in time in a turn of a session held on `today`.
+fn event_when(rng: &mut Rng, ctx: &Context, fact: usize, today: Date) -> Option<String> {
+    let f = &ctx.profile.facts[fact];
+    if f.template.time != TimeKind::Event {
+        return None;
+    }
+    let month = f.month?;
+    if rng.chance(1, 4) {
+        return f.when.clone();
+    }
+    let day = f
+        .timestamp
+        .as_deref()
+        .filter(|t| t.len() == 10)
+        .and_then(|t| t[8..].parse().ok());
+    Some(relative_when(rng, month, day, today))
+}
+
+/// `lead` before `sentence`: after a comma or colon the sentence goes on in lower
+/// case, unless it opens with "I", a family word written as a name, or a value
+/// that is itself capitalised (a name, a brand).
+pub fn lead_into(lead: &str, sentence: &str, value: &str) -> String {
+    let first_word = sentence.split([' ', '\'', ',']).next().unwrap_or("");
+    let keeps_case = ["I", "Mum", "Mom", "Dad"].contains(&first_word)
+        || (value.chars().next().is_some_and(char::is_uppercase) && sentence.starts_with(value));
+    if (lead.ends_with(',') || lead.ends_with(':')) && !keeps_case {
+        format!("{lead} {}", lower_first(sentence))
+    } else {
+        format!("{lead} {sentence}")
+    }
+}
+
+/// One sentence disclosing an atomic fact with `value`, in one of the phrasing's
+/// forms: a paraphrase, one of the fact's own sentences, or a frame around its clause;
+/// sometimes after a lead-in.
+pub fn disclose(
+    rng: &mut Rng,
+    ctx: &Context,
+    fact: usize,
+    value: &str,
+    when: Option<&str>,
+) -> String {
+    let sentence = disclosure(rng, ctx, fact, value, when);
+    if rng.chance(1, 3) {
+        let lead = data().phrases.mention_leads.pick(rng, ctx.phrasing);
+        lead_into(lead, &sentence, value)
+    } else {
+        sentence
+    }
+}
+
+/// One sentence disclosing an atomic fact with `value`, without a lead-in.
+pub fn disclosure(
+    rng: &mut Rng,
+    ctx: &Context,
+    fact: usize,
+    value: &str,
+    when: Option<&str>,
+) -> String {
+    let f = &ctx.profile.facts[fact];
+    let t = f.template;
+    let when = when.or(f.when.as_deref());
+    let v2 = data();
+    let form = rng.below(10);
+    let sentence = match (form, v2.facts.get(&t.key)) {
+        (0..=4, Some(phrases)) => {
+            ctx.profile
+                .render(phrases.says.pick(rng, ctx.phrasing), value, when)
+        }
+        (5..=7, _) | (_, None) => {
+            let own = parity(&t.say, ctx.phrasing);
+            ctx.profile.render(own[rng.below(own.len())], value, when)
+        }
+        _ => {
+            let claim = ctx.profile.render(&t.claim, value, when);
+            let frame = v2.phrases.mention_frames.pick(rng, ctx.phrasing);
+            fill(frame, &|k| (k == "claim").then(|| claim.clone()))
+        }
+    };
+    capitalize(&sentence)
+}
+
+/// The half of a list a phrasing draws from when the list is not split in the data:
+/// even places for `dev`, odd ones for `test` (the whole list when it has one entry).
+pub fn parity(list: &[String], phrasing: crate::generate::Phrasing) -> Vec<&str> {
+    use crate::generate::Phrasing;
+    let all: Vec<&str> = list.iter().map(String::as_str).collect();
+    if all.len() < 2 {
+        return all;
+    }
+    all.iter()
+        .enumerate()
+        .filter(|(i, _)| match phrasing {
+            Phrasing::Dev => i % 2 == 0,
+            Phrasing::Test => i % 2 == 1,
+            Phrasing::All => true,
+        })
+        .map(|(_, s)| *s)
+        .collect()
+}
+
+/// A turn in which the user discloses an atomic fact, maybe with another one.
+fn mention_turn(
+    rng: &mut Rng,
+    ctx: &Context,
+    fact: usize,
+    scenario: &Scenario,
+    today: Date,
+    used: &mut Used,
+) -> Turn {
+    let profile = ctx.profile;
+    let talk = &data().talk;
+    let mut mentions = vec![profile.facts[fact].id.clone()];
+    let value = spoken_value(rng, &profile.facts[fact].value);
+    let when = event_when(rng, ctx, fact, today);
+    let main = fresh(rng, used, |rng| {
+        disclose(rng, ctx, fact, &value, when.as_deref())
+    })
+    .unwrap_or_else(|| disclose(rng, ctx, fact, &value, when.as_deref()));
+    let others: Vec<usize> = ctx.free.iter().copied().filter(|&g| g != fact).collect();
+    let extra = if !others.is_empty() && rng.chance(1, 5) {
+        let g = others[rng.below(others.len())];
+        let v = spoken_value(rng, &profile.facts[g].value);
+        let w = event_when(rng, ctx, g, today);
+        mentions.push(profile.facts[g].id.clone());
+        fresh(rng, used, |rng| disclose(rng, ctx, g, &v, w.as_deref())).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let ask = if rng.chance(3, 5) {
+        user_ask(rng, scenario, used)
+    } else {
+        String::new()
+    };
+    let lead = if rng.chance(2, 5) {
+        let about =
+            super::second_person(&profile.about(crate::generate::profile::FactRef::Atomic(fact)));
+        let template = rng.text(&talk.restatements);
+        capitalize(&fill(template, &|k| match k {
+            "about" => Some(about.clone()),
+            "value" => Some(value.clone()),
+            _ => None,
+        }))
+    } else {
+        rng.text(&talk.disclosure_acks).to_string()
+    };
+    Turn {
+        user: join(&[&main, &extra, &ask]),
+        assistant: assistant_reply(rng, scenario, &lead),
+        mentions,
+    }
+}
+
+/// Realises one session; `request_turns[r]` is the exchange of request `r`.
+pub fn realise_session(
+    rng: &mut Rng,
+    ctx: &Context,
+    plan: &SessionPlan,
+    request_turns: &[Turn],
+) -> Vec<Turn> {
+    let talk = &data().talk;
+    let scenario = &v1_data().scenarios[plan.scenario];
+    let today = plan.date;
+    let last = plan.slots.len().saturating_sub(1);
+    let mut used = Used::new();
+    let mut turns = Vec::with_capacity(plan.slots.len());
+    for (i, slot) in plan.slots.iter().enumerate() {
+        let mut turn = match *slot {
+            Slot::Request(r) => {
+                turns.push(request_turns[r].clone());
+                continue;
+            }
+            Slot::Mention(f) => mention_turn(rng, ctx, f, scenario, today, &mut used),
+            Slot::Talk if i == last && i > 0 => Turn {
+                user: rng.text(&talk.farewells_user).to_string(),
+                assistant: rng.text(&talk.farewells_assistant).to_string(),
+                mentions: Vec::new(),
+            },
+            Slot::Talk => talk_turn(rng, scenario, &mut used),
+        };
+        if i == 0 {
+            let greeting = rng.text(&talk.greetings);
+            let goal = with_scenario(rng.text(&talk.goal_frames), scenario, &[]);
+            turn.user = join(&[greeting, &goal, &turn.user]);
+        }
+        turns.push(turn);
+    }
+    turns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_after_end_marks() {
+        assert_eq!(
+            sentences("Okay, fine. What now? Wow! Last bit"),
+            vec!["Okay, fine.", "What now?", "Wow!", "Last bit"]
+        );
+        assert_eq!(
+            sentences("It costs $3.50 a day."),
+            vec!["It costs $3.50 a day."]
+        );
+    }
+
+    #[test]
+    fn a_lead_lowers_the_next_word_but_not_names_or_i() {
+        assert_eq!(
+            lead_into("By the way,", "My rent went up.", "rent"),
+            "By the way, my rent went up."
+        );
+        assert_eq!(
+            lead_into("By the way,", "Thaddeus and I are close.", "Thaddeus"),
+            "By the way, Thaddeus and I are close."
+        );
+        assert_eq!(
+            lead_into("Side note:", "I play the cello.", "cello"),
+            "Side note: I play the cello."
+        );
+        assert_eq!(
+            lead_into("Oh, one more thing.", "We moved.", "x"),
+            "Oh, one more thing. We moved."
+        );
+    }
+
+    #[test]
+    fn spoken_values_are_accepted_spellings() {
+        let mut rng = Rng::new(3);
+        for value in ["3 times a week", "$1,450", "Thai food"] {
+            for _ in 0..20 {
+                let said = spoken_value(&mut rng, value);
+                let ok = said == value
+                    || crate::generate::text::accepted_spellings(value)
+                        .iter()
+                        .any(|a| said.contains(a.as_str()));
+                assert!(ok, "{value} said as {said}");
+            }
+        }
+    }
+}

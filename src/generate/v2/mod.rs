@@ -1,0 +1,191 @@
+//! Generator v2: the same profiles, plan and composition as v1 (stages 1 and 2 are
+//! shared), with stages 3–5 written anew. Dialogue is composed from parts so that no
+//! user sentence repeats within a session; a disclosure takes one of several forms
+//! (the fact's own sentences, paraphrases, relative dates, numbers in words, another
+//! fact in the same turn) and the assistant sometimes repeats what it heard. Requests
+//! follow the paper's manner (some restate the value, F5 periods as months, seasons,
+//! relative or event-anchored expressions, free-form updates), confirmations are
+//! composed per request, and questions are worded as people ask them.
+//!
+//! Every phrasing inventory is split into a `dev` and a `test` half
+//! ([`crate::generate::Phrasing`]); the profile and the plan of a seed are the same
+//! in every phrasing, so a system tuned on `dev` meets the same facts in `test`,
+//! worded differently.
+
+mod ask;
+pub(crate) mod data;
+mod dialogue;
+mod request;
+mod when;
+
+use super::Phrasing;
+use super::plan::{InstancePlan, InstanceSpec, plan_instance};
+use super::profile::{FactRef, GenProfile};
+use super::rng::Rng;
+use crate::dataset::{FORMAT, ForgetRequest, Instance, Position, RequestType, Session};
+use std::collections::BTreeSet;
+
+/// Generates one instance with generator v2.
+pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> Instance {
+    let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
+    let (profile, plan) = plan_instance(spec, &mut rng);
+    // What a turn may add beside its own disclosure: facts no request claims and no
+    // preservation question asks about, so they may be said anywhere.
+    let free = free_facts(&profile, &plan);
+    let ctx = Context {
+        profile: &profile,
+        phrasing,
+        free,
+    };
+    let texts: Vec<request::RequestText> = plan
+        .requests
+        .iter()
+        .map(|req| {
+            let date = plan.sessions[req.session].date;
+            request::request_text(&mut rng, &ctx, req, date)
+        })
+        .collect();
+    let request_turns: Vec<_> = texts.iter().map(|t| t.turn.clone()).collect();
+    let sessions: Vec<Session> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(s, session)| Session {
+            id: session_id(s),
+            date: session.date.iso(),
+            scenario: scenario_name(&super::data::data().scenarios[session.scenario]),
+            turns: dialogue::realise_session(&mut rng, &ctx, session, &request_turns),
+        })
+        .collect();
+    let mut requests = Vec::with_capacity(plan.requests.len());
+    let mut questions = Vec::new();
+    for (r, (req, text)) in plan.requests.iter().zip(texts).enumerate() {
+        let id = format!("r{}", r + 1);
+        questions.extend(ask::request_questions(
+            &mut rng,
+            &ctx,
+            req,
+            &id,
+            text.new_value.as_deref(),
+        ));
+        requests.push(ForgetRequest {
+            id,
+            kind: req.kind,
+            style: req.style,
+            targets: req
+                .targets
+                .iter()
+                .map(|&t: &FactRef| profile.id(t).to_string())
+                .collect(),
+            position: Position {
+                session: session_id(req.session),
+                turn: req.turn,
+            },
+            turn: text.turn,
+            filler: text.filler,
+        });
+    }
+    questions.extend(ask::preservation_questions(&mut rng, &ctx, &plan));
+    Instance {
+        format: FORMAT.to_string(),
+        id: spec.id.clone(),
+        tier: spec.tier,
+        profile: profile.to_profile(),
+        sessions,
+        requests,
+        questions,
+    }
+}
+
+/// What the v2 stages share about an instance.
+pub(crate) struct Context<'a> {
+    /// The profile.
+    pub profile: &'a GenProfile,
+    /// Which half of the inventories to draw from.
+    pub phrasing: Phrasing,
+    /// Atomic facts that may be disclosed in any turn.
+    pub free: Vec<usize>,
+}
+
+/// Atomic facts claimed by no request (F4 sources included) and asked about by no
+/// preservation question.
+fn free_facts(profile: &GenProfile, plan: &InstancePlan) -> Vec<usize> {
+    let mut taken: BTreeSet<usize> = plan.preservation.iter().copied().collect();
+    for req in &plan.requests {
+        for t in &req.targets {
+            match *t {
+                FactRef::Atomic(i) => {
+                    taken.insert(i);
+                }
+                FactRef::Derived(d) => taken.extend(profile.derived[d].sources.iter().copied()),
+            }
+        }
+    }
+    // A fact that shares its month with a timestamped target would widen an F5
+    // period; F5 already claims whole months, but keep every timestamped fact out.
+    let f5_months: BTreeSet<_> = plan
+        .requests
+        .iter()
+        .filter(|r| r.kind == RequestType::F5)
+        .filter_map(|r| r.month)
+        .collect();
+    (0..profile.facts.len())
+        .filter(|i| !taken.contains(i))
+        .filter(|&i| {
+            profile.facts[i]
+                .month
+                .is_none_or(|m| !f5_months.contains(&m))
+        })
+        .collect()
+}
+
+fn scenario_name(s: &super::data::Scenario) -> String {
+    format!("{} ({}): {}", s.theme, s.domain, s.goal)
+}
+
+fn session_id(index: usize) -> String {
+    format!("s{:02}", index + 1)
+}
+
+/// The text with first-person words turned to second person, for the assistant
+/// repeating what the user said about themselves ("my home address" → "your home
+/// address", "what I'm allergic to" → "what you're allergic to").
+pub(crate) fn second_person(text: &str) -> String {
+    let mut out = Vec::new();
+    for word in text.split(' ') {
+        let swapped = match word {
+            "my" => "your",
+            "My" => "Your",
+            "I" => "you",
+            "I'm" => "you're",
+            "I've" => "you've",
+            "I'd" => "you'd",
+            "me" => "you",
+            "mine" => "yours",
+            "am" => "are",
+            "myself" => "yourself",
+            _ => word,
+        };
+        out.push(swapped);
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_person_turns_first_person_words() {
+        assert_eq!(second_person("my home address"), "your home address");
+        assert_eq!(
+            second_person("what I'm allergic to"),
+            "what you're allergic to"
+        );
+        assert_eq!(
+            second_person("how long I've lived in my current home"),
+            "how long you've lived in your current home"
+        );
+        assert_eq!(second_person("the city I visited"), "the city you visited");
+    }
+}

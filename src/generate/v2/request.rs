@@ -1,0 +1,226 @@
+//! Stage 4 of v2, request injection. A request names its targets in one of many
+//! ways: by the fact with its value ("that my home address is 12 Elm Street"), by
+//! the attribute, by category in varied words, by an inference without a fixed
+//! keyword, by a period said as a month, a season, relative to the session's date
+//! or anchored on an event; an update states the new value in its own words. Each
+//! request gets a confirmation composed for it, which never restates a target.
+
+use super::Context;
+use super::data::data;
+use super::when::{month_of, season};
+use crate::dataset::{RequestType, Turn};
+use crate::generate::data::data as v1_data;
+use crate::generate::plan::RequestPlan;
+use crate::generate::profile::FactRef;
+use crate::generate::rng::Rng;
+use crate::generate::text::{Date, MONTHS, Month, and_list, capitalize, fill, join};
+
+/// The realised exchange of a request.
+pub struct RequestText {
+    /// The request and its confirmation (forget version).
+    pub turn: Turn,
+    /// The neutral exchange of the control version.
+    pub filler: Turn,
+    /// The new value an F6 request states.
+    pub new_value: Option<String>,
+}
+
+fn month_name(m: Month) -> &'static str {
+    MONTHS[(m.month.clamp(1, 12) - 1) as usize]
+}
+
+/// Noun phrases for the month of an F5 request said on `today`, each naming only
+/// that month, or a season or an event when no other dated fact falls in it.
+fn period(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date) -> String {
+    let Some(m) = req.month else {
+        return String::new();
+    };
+    let profile = ctx.profile;
+    let now = month_of(today);
+    let diff = now.since(m);
+    let mut options: Vec<String> = vec![m.long(), format!("{} of {}", month_name(m), m.year)];
+    if diff == 1 {
+        options.push("last month".to_string());
+    }
+    if (1..12).contains(&diff) {
+        if m.year == now.year {
+            options.push(format!("this past {}", month_name(m)));
+        } else {
+            options.push(format!("last {}", month_name(m)));
+        }
+    } else if (12..24).contains(&diff) && m.year == now.year - 1 {
+        options.push(format!("{} of last year", month_name(m)));
+    }
+    // A season, when the month is the only one of it holding a dated fact.
+    if let Some((name, months)) = season(m) {
+        let alone = profile.facts.iter().all(|f| {
+            f.month
+                .is_none_or(|fm| fm == m || fm.year != m.year || !months.contains(&fm.month))
+        });
+        if alone {
+            options.push(format!("{name} {}", m.year));
+            options.push(format!("the {name} of {}", m.year));
+            if m.year == now.year - 1 {
+                options.push(format!("last {name}"));
+            }
+        }
+    }
+    // Anchored on one of the month's own events.
+    let events: Vec<usize> = req
+        .targets
+        .iter()
+        .filter_map(|t| match *t {
+            FactRef::Atomic(i) if profile.facts[i].when.is_some() => Some(i),
+            _ => None,
+        })
+        .collect();
+    if !events.is_empty() {
+        let e = events[rng.below(events.len())];
+        let f = &profile.facts[e];
+        let clause = profile.render(&f.template.claim, &f.value, Some(""));
+        options.push(format!("the month when {}", clause.trim_end()));
+    }
+    options[rng.below(options.len())].clone()
+}
+
+/// What a deletion request asks to forget, and whether it restates a value.
+fn what(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date) -> String {
+    let p = &data().phrases;
+    let profile = ctx.profile;
+    let phr = ctx.phrasing;
+    let abouts: Vec<String> = req.targets.iter().map(|&t| profile.about(t)).collect();
+    match req.kind {
+        RequestType::F1 | RequestType::F2 => {
+            if rng.chance(2, 5) {
+                let claims: Vec<String> = req
+                    .targets
+                    .iter()
+                    .map(|&t| profile.claim(t, profile.value(t)))
+                    .collect();
+                let claim = and_list(&claims);
+                fill(p.restate.pick(rng, phr), &|k| {
+                    (k == "claim").then(|| claim.clone())
+                })
+            } else if req.targets.len() == 1 {
+                let about = abouts[0].clone();
+                fill(p.describe.pick(rng, phr), &|k| {
+                    (k == "about").then(|| about.clone())
+                })
+            } else {
+                let list = and_list(&abouts);
+                fill(p.describe_many.pick(rng, phr), &|k| {
+                    (k == "list").then(|| list.clone())
+                })
+            }
+        }
+        RequestType::F3 => {
+            let Some(c) = req.category.map(|c| &v1_data().facts.categories[c]) else {
+                return and_list(&abouts);
+            };
+            let noun = p
+                .category_nouns
+                .get(&c.name)
+                .map(|s| s.pick(rng, phr).to_string())
+                .unwrap_or_else(|| c.topic.clone());
+            fill(p.category.pick(rng, phr), &|k| match k {
+                "topic" => Some(c.topic.clone()),
+                "label" => Some(c.label.clone()),
+                "noun" => Some(noun.clone()),
+                _ => None,
+            })
+        }
+        RequestType::F4 => {
+            let about = abouts.first().cloned().unwrap_or_default();
+            fill(p.inferred.pick(rng, phr), &|k| {
+                (k == "about").then(|| about.clone())
+            })
+        }
+        RequestType::F5 => {
+            let period = period(rng, ctx, req, today);
+            fill(p.period.pick(rng, phr), &|k| {
+                (k == "period").then(|| period.clone())
+            })
+        }
+        RequestType::F6 => and_list(&abouts),
+    }
+}
+
+/// A confirmation composed for one request: never a target's value.
+fn confirmation(rng: &mut Rng, ctx: &Context, update: bool) -> String {
+    let p = &data().phrases;
+    let phr = ctx.phrasing;
+    let open = p.confirm_open.pick(rng, phr);
+    let body = if update {
+        p.confirm_update.pick(rng, phr)
+    } else {
+        p.confirm_delete.pick(rng, phr)
+    };
+    let close = if rng.chance(3, 5) {
+        p.confirm_close.pick(rng, phr)
+    } else {
+        ""
+    };
+    join(&[open, body, close])
+}
+
+/// Writes one request said in a session held on `today`.
+pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date) -> RequestText {
+    let p = &data().phrases;
+    let profile = ctx.profile;
+    let phr = ctx.phrasing;
+    let style = req.style.name();
+    let mut new_value = None;
+    let sentence = if req.kind == RequestType::F6 {
+        let target = req.targets.first().copied().unwrap_or(FactRef::Atomic(0));
+        let old_value = profile.value(target).to_string();
+        let new = profile.new_value(target, rng);
+        let old_claim = profile.claim(target, &old_value);
+        let new_claim = profile.claim(target, &new);
+        let about = profile.about(target);
+        new_value = Some(new);
+        let template = p.update[style].pick(rng, phr);
+        fill(template, &|key| match key {
+            "old" => Some(old_claim.clone()),
+            "new" => Some(new_claim.clone()),
+            "old_value" => Some(old_value.clone()),
+            "about" => Some(about.clone()),
+            _ => None,
+        })
+    } else {
+        let what = what(rng, ctx, req, today);
+        let template = p.frames[style].pick(rng, phr);
+        fill(template, &|key| (key == "what").then(|| what.clone()))
+    };
+    let sentence = capitalize(&sentence);
+    let lead = if rng.chance(2, 5) {
+        p.leads.pick(rng, phr)
+    } else {
+        ""
+    };
+    let follow = if rng.chance(2, 5) {
+        p.follow_ups.pick(rng, phr)
+    } else {
+        ""
+    };
+    let sentence = if lead.is_empty() {
+        sentence
+    } else {
+        crate::generate::realise::bridge(lead, &sentence)
+    };
+    let confirmation = confirmation(rng, ctx, req.kind == RequestType::F6);
+    let fillers = &data().talk.fillers;
+    let [filler_user, filler_assistant] = fillers[rng.below(fillers.len())].clone();
+    RequestText {
+        turn: Turn {
+            user: join(&[&sentence, follow]),
+            assistant: confirmation,
+            mentions: Vec::new(),
+        },
+        filler: Turn {
+            user: filler_user,
+            assistant: filler_assistant,
+            mentions: Vec::new(),
+        },
+        new_value,
+    }
+}
