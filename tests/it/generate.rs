@@ -1122,3 +1122,194 @@ mod cli {
         assert!(err.contains("not a directory"), "{err}");
     }
 }
+
+/// The sentences of a text, split after `.`, `!` or `?` and a space.
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        current.push(c);
+        if matches!(c, '.' | '!' | '?') && chars.peek() == Some(&' ') {
+            out.push(current.trim().to_string());
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_string());
+    }
+    out
+}
+
+/// The share of distinct word 4-grams in a fixed sample of texts, values masked.
+fn distinct_4(texts: &[(String, &Instance)], sample: usize) -> f64 {
+    let step = (texts.len() / sample).max(1);
+    let mut seen = BTreeSet::new();
+    let mut total = 0usize;
+    for (text, instance) in texts.iter().step_by(step).take(sample) {
+        let mut masked = text.to_lowercase();
+        for f in &instance.profile.facts {
+            masked = masked.replace(&f.value.to_lowercase(), " value ");
+        }
+        let words: Vec<&str> = masked
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .collect();
+        for g in words.windows(4) {
+            total += 1;
+            seen.insert(g.join(" "));
+        }
+    }
+    seen.len() as f64 / total.max(1) as f64
+}
+
+/// What v2 changes, measured on its default set: no user sentence said twice in a
+/// session, varied dialogue, confirmations composed per request, requests that
+/// restate values, questions worded apart from the disclosures, relearning questions
+/// worded apart from retention ones, multi-hop attacks that never hold the question,
+/// and deletion words in ordinary turns.
+#[test]
+fn v2_reads_less_like_templates_than_v1() {
+    let measure = |ds: &Dataset| -> BTreeMap<&'static str, f64> {
+        let mut m = BTreeMap::new();
+        let mut repeats = 0usize;
+        let mut users = Vec::new();
+        let mut assistants = Vec::new();
+        let request_texts: BTreeSet<&str> = ds
+            .instances
+            .iter()
+            .flat_map(|i| i.requests.iter().map(|r| r.turn.user.as_str()))
+            .collect();
+        let deletion = [
+            "delete", "deleted", "erase", "erased", "remove", "removed", "wipe", "wiped",
+        ];
+        let mut deletion_turns = 0usize;
+        for i in &ds.instances {
+            for s in &i.sessions {
+                let mut said = BTreeSet::new();
+                for t in &s.turns {
+                    for x in sentences(&t.user) {
+                        if !said.insert(x) {
+                            repeats += 1;
+                        }
+                    }
+                    if !request_texts.contains(t.user.as_str()) {
+                        let words = content_words(&t.user);
+                        if deletion.iter().any(|d| words.contains(*d)) {
+                            deletion_turns += 1;
+                        }
+                        users.push((t.user.clone(), i));
+                        assistants.push((t.assistant.clone(), i));
+                    }
+                }
+            }
+        }
+        m.insert("repeated user sentences", repeats as f64);
+        m.insert("ordinary turns with deletion words", deletion_turns as f64);
+        m.insert("user distinct-4", distinct_4(&users, 300));
+        m.insert("assistant distinct-4", distinct_4(&assistants, 300));
+        let mut confirmations: BTreeMap<&str, usize> = BTreeMap::new();
+        let (mut restating, mut f126) = (0, 0);
+        for i in &ds.instances {
+            for r in &i.requests {
+                *confirmations.entry(r.turn.assistant.as_str()).or_default() += 1;
+                if matches!(r.kind, RequestType::F1 | RequestType::F2 | RequestType::F6) {
+                    f126 += 1;
+                    let values = r.targets.iter().filter_map(|t| i.fact(t));
+                    if values
+                        .into_iter()
+                        .any(|f| contains_ci(&r.turn.user, &f.value))
+                    {
+                        restating += 1;
+                    }
+                }
+            }
+        }
+        let most = confirmations.values().max().copied().unwrap_or(0);
+        m.insert("largest confirmation share", most as f64 / 135.0);
+        m.insert("F1/F2/F6 restating a value", restating as f64 / f126 as f64);
+        let (mut overlapping, mut asked, mut differ, mut relearning, mut multi_hop) =
+            (0, 0, 0, 0, 0);
+        for i in &ds.instances {
+            let retention = |q: &Question| {
+                i.questions
+                    .iter()
+                    .find(|r| {
+                        r.suite == Suite::Retention && r.request == q.request && r.fact == q.fact
+                    })
+                    .map(|r| r.text.clone())
+                    .unwrap_or_default()
+            };
+            for q in &i.questions {
+                match q.suite {
+                    Suite::Retention | Suite::Preservation => {
+                        let disclosures: Vec<&str> = i
+                            .sessions
+                            .iter()
+                            .flat_map(|s| &s.turns)
+                            .filter(|t| t.mentions.contains(&q.fact))
+                            .map(|t| t.user.as_str())
+                            .collect();
+                        if disclosures.is_empty() {
+                            continue;
+                        }
+                        asked += 1;
+                        let words = content_words(&q.text);
+                        if disclosures.iter().any(|d| {
+                            2 * words.intersection(&content_words(d)).count() >= words.len()
+                        }) {
+                            overlapping += 1;
+                        }
+                    }
+                    Suite::Relearning => {
+                        relearning += 1;
+                        if q.text != retention(q) {
+                            differ += 1;
+                        }
+                    }
+                    Suite::Attack if q.attack == Some(Attack::MultiHop) => {
+                        if q.text.contains(&retention(q)) {
+                            multi_hop += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        m.insert(
+            "questions sharing half their words with a disclosure",
+            overlapping as f64 / asked as f64,
+        );
+        m.insert(
+            "relearning worded apart from retention",
+            differ as f64 / relearning as f64,
+        );
+        m.insert("multi-hop holding the retention question", multi_hop as f64);
+        m
+    };
+    let (v1, v2) = (measure(&V1), measure(&V2));
+    let report = format!("v1 {v1:#?}\nv2 {v2:#?}");
+    assert!(v1["repeated user sentences"] > 0.0, "{report}");
+    assert_eq!(v2["repeated user sentences"], 0.0, "{report}");
+    assert_eq!(v1["ordinary turns with deletion words"], 0.0, "{report}");
+    assert!(v2["ordinary turns with deletion words"] > 100.0, "{report}");
+    assert!(v2["user distinct-4"] >= 0.68, "{report}");
+    assert!(v2["assistant distinct-4"] >= 0.63, "{report}");
+    for key in ["user distinct-4", "assistant distinct-4"] {
+        assert!(v2[key] > v1[key] + 0.1, "{key}: {report}");
+    }
+    assert!(v2["largest confirmation share"] <= 0.02, "{report}");
+    assert!(v2["F1/F2/F6 restating a value"] >= 0.30, "{report}");
+    assert!(
+        v2["questions sharing half their words with a disclosure"] <= 0.70,
+        "{report}"
+    );
+    assert!(
+        v2["relearning worded apart from retention"] >= 0.80,
+        "{report}"
+    );
+    assert_eq!(
+        v2["multi-hop holding the retention question"], 0.0,
+        "{report}"
+    );
+}

@@ -115,6 +115,8 @@ pub struct Talk {
     pub times: Vec<String>,
     /// Things the user did or that happened (some use deletion words in other senses).
     pub happenings: Vec<String>,
+    /// Other people a happening may be about, instead of "I".
+    pub subjects: Vec<String>,
     /// How the user feels about it.
     pub feelings: Vec<String>,
     /// Assistant openers.
@@ -123,10 +125,22 @@ pub struct Talk {
     pub advice_frames: Vec<String>,
     /// Actions advised.
     pub actions: Vec<String>,
+    /// Short openers of a bare piece of advice ("Next,").
+    pub connectors: Vec<String>,
+    /// Verbs of composed actions ("write down").
+    pub action_verbs: Vec<String>,
+    /// Objects of composed actions ("the first two steps").
+    pub action_objects: Vec<String>,
+    /// Endings of composed actions ("before the weekend"; may be empty).
+    pub action_tails: Vec<String>,
     /// Reasons for advice.
     pub reasons: Vec<String>,
     /// Assistant closing questions.
     pub closers: Vec<String>,
+    /// Assistant offers: `{plan}`, `{topic}`.
+    pub closer_frames: Vec<String>,
+    /// What the assistant offers to write ("a checklist").
+    pub plans: Vec<String>,
     /// Assistant acknowledgements of a disclosure that restate it: `{about}`, `{value}`.
     pub restatements: Vec<String>,
     /// Assistant acknowledgements of a disclosure that do not restate it.
@@ -371,12 +385,19 @@ mod tests {
             &t.constraints,
             &t.times,
             &t.happenings,
+            &t.subjects,
             &t.feelings,
             &t.assistant_opens,
             &t.advice_frames,
             &t.actions,
+            &t.action_verbs,
+            &t.connectors,
+            &t.action_objects,
+            &t.action_tails,
             &t.reasons,
             &t.closers,
+            &t.closer_frames,
+            &t.plans,
             &t.restatements,
             &t.disclosure_acks,
             &t.farewells_user,

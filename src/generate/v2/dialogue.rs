@@ -99,6 +99,15 @@ fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
     let happened = fresh(rng, used, |rng| {
         let time = rng.text(&talk.times);
         let happening = rng.text(&talk.happenings);
+        // Someone else did it, now and then (past tense agrees with any subject).
+        let happening = match happening.strip_prefix("I ") {
+            Some(rest)
+                if !rest.contains(" my ") && !rest.starts_with("was ") && rng.chance(1, 3) =>
+            {
+                format!("{} {rest}", rng.text(&talk.subjects))
+            }
+            _ => happening.to_string(),
+        };
         format!("{time}, {happening}.")
     })
     .unwrap_or_default();
@@ -124,39 +133,64 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     .unwrap_or_default()
 }
 
+/// Something to do: one of the listed actions or a verb, an object and an ending.
+fn action(rng: &mut Rng) -> String {
+    let talk = &data().talk;
+    if rng.chance(2, 5) {
+        return rng.text(&talk.actions).to_string();
+    }
+    let verb = rng.text(&talk.action_verbs);
+    let object = rng.text(&talk.action_objects);
+    let tail = rng.text(&talk.action_tails);
+    join(&[verb, object, tail])
+}
+
 /// Advice of two to seven sentences.
 fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str) -> String {
     let talk = &data().talk;
-    let open = if lead.is_empty() && rng.chance(1, 2) {
+    let open = if lead.is_empty() && rng.chance(1, 3) {
         rng.text(&talk.assistant_opens)
     } else {
         ""
     };
     let advice = |rng: &mut Rng| {
+        let action = action(rng);
+        if rng.chance(1, 3) {
+            let connector = rng.text(&talk.connectors);
+            return format!("{connector} {action}.");
+        }
         let frame = rng.text(&talk.advice_frames);
-        let action = rng.text(&talk.actions);
-        with_scenario(frame, scenario, &[("action", action)])
+        with_scenario(frame, scenario, &[("action", &action)])
     };
     let tips = rng.sample(&scenario.tips, 2);
     let mut parts: Vec<String> = vec![lead.to_string(), open.to_string()];
-    if rng.chance(1, 2) {
+    if rng.chance(1, 3) {
         parts.push(tips[0].clone());
     }
     parts.push(advice(rng));
-    if rng.chance(4, 5) {
+    if rng.chance(3, 5) {
         parts.push(rng.text(&talk.reasons).to_string());
     }
     if rng.chance(3, 5) {
         parts.push(advice(rng));
     }
-    if rng.chance(1, 3) {
+    if rng.chance(1, 2) {
+        parts.push(advice(rng));
+    }
+    if rng.chance(1, 5) {
         parts.push(tips[1].clone());
     }
-    if rng.chance(1, 3) {
+    if rng.chance(1, 4) {
         parts.push(rng.text(&talk.reasons).to_string());
     }
     if rng.chance(1, 2) {
-        parts.push(rng.text(&talk.closers).to_string());
+        let closer = if rng.chance(3, 5) {
+            let plan = rng.text(&talk.plans);
+            with_scenario(rng.text(&talk.closer_frames), scenario, &[("plan", plan)])
+        } else {
+            rng.text(&talk.closers).to_string()
+        };
+        parts.push(closer);
     }
     let mut seen = HashSet::new();
     parts.retain(|p| seen.insert(p.clone()));
