@@ -1267,10 +1267,10 @@ fn v2_reads_less_like_templates_than_v1() {
                             differ += 1;
                         }
                     }
-                    Suite::Attack if q.attack == Some(Attack::MultiHop) => {
-                        if q.text.contains(&retention(q)) {
-                            multi_hop += 1;
-                        }
+                    Suite::Attack
+                        if q.attack == Some(Attack::MultiHop) && q.text.contains(&retention(q)) =>
+                    {
+                        multi_hop += 1;
                     }
                     _ => {}
                 }
