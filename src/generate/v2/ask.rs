@@ -14,11 +14,30 @@ use crate::generate::plan::{InstancePlan, RequestPlan};
 use crate::generate::profile::FactRef;
 use crate::generate::questions::{leak_values, probed};
 use crate::generate::rng::Rng;
-use crate::generate::text::{accepted_spellings, and_list, capitalize, fill};
+use crate::generate::text::{accepted_spellings, and_list, capitalize, fill, lower_first};
 
-/// The ways of asking about a fact in the phrasing's half (a derived fact has one:
-/// its question naming the sources).
-fn asks(ctx: &Context, fact: FactRef) -> Vec<String> {
+/// The fact's own question in a frame of the phrasing's half ("Quick question:
+/// what is my home address?").
+fn framed(rng: &mut Rng, ctx: &Context, fact: FactRef) -> String {
+    let question = ctx.profile.question(fact);
+    let lower = if question.starts_with("I ") {
+        question.clone()
+    } else {
+        lower_first(&question)
+    };
+    fill(
+        data().phrases.question_frames.pick(rng, ctx.phrasing),
+        &|k| match k {
+            "question" => Some(question.clone()),
+            "q" => Some(lower.clone()),
+            _ => None,
+        },
+    )
+}
+
+/// The fact's questions as people ask them, in the phrasing's half (none for a
+/// derived fact, whose question names its sources).
+fn paraphrases(ctx: &Context, fact: FactRef) -> Vec<String> {
     let profile = ctx.profile;
     match fact {
         FactRef::Atomic(i) => {
@@ -30,10 +49,21 @@ fn asks(ctx: &Context, fact: FactRef) -> Vec<String> {
                     .into_iter()
                     .map(|a| profile.render(a, &f.value, f.when.as_deref()))
                     .collect(),
-                None => vec![profile.question(fact)],
+                None => Vec::new(),
             }
         }
-        FactRef::Derived(_) => vec![profile.question(fact)],
+        FactRef::Derived(_) => Vec::new(),
+    }
+}
+
+/// A question about a fact: three times in five its own question in a frame, else
+/// one of its paraphrases. Returns the text and whether it is a paraphrase.
+fn ask(rng: &mut Rng, ctx: &Context, fact: FactRef) -> (String, bool) {
+    let options = paraphrases(ctx, fact);
+    if options.is_empty() || rng.chance(3, 5) {
+        (framed(rng, ctx, fact), false)
+    } else {
+        (options[rng.below(options.len())].clone(), true)
     }
 }
 
@@ -96,9 +126,8 @@ pub fn request_questions(
     let mut retention_texts = Vec::new();
     for &target in &probed {
         let fid = profile.id(target).to_string();
-        let options = asks(ctx, target);
-        let text = options[rng.below(options.len())].clone();
-        retention_texts.push(text.clone());
+        let (text, paraphrased) = ask(rng, ctx, target);
+        retention_texts.push((text.clone(), paraphrased));
         let value = profile.value(target).to_string();
         let retention_id = format!("{id}-ret-{fid}");
         let base = Question {
@@ -183,22 +212,24 @@ pub fn request_questions(
         }
     }
     if req.kind.has_relearning()
-        && let (Some(&target), Some(retention)) = (probed.first(), retention_texts.first())
+        && let (Some(&target), Some((retention, paraphrased))) =
+            (probed.first(), retention_texts.first())
     {
-        out.push(relearning(rng, ctx, target, id, retention));
+        out.push(relearning(rng, ctx, target, id, retention, *paraphrased));
     }
     out
 }
 
 /// The relearning question of a request: a short dialogue stating a new value of
 /// the same kind, and a question about the fact worded otherwise than the retention
-/// question.
+/// question (a paraphrase after a framed question, and the other way round).
 fn relearning(
     rng: &mut Rng,
     ctx: &Context,
     target: FactRef,
     id: &str,
     retention: &str,
+    paraphrased: bool,
 ) -> Question {
     let profile = ctx.profile;
     let p = &data().phrases;
@@ -235,12 +266,19 @@ fn relearning(
     let text = match target {
         FactRef::Derived(_) => profile.plain_question(target),
         FactRef::Atomic(_) => {
-            let others: Vec<String> = asks(ctx, target)
+            let others: Vec<String> = paraphrases(ctx, target)
                 .into_iter()
                 .filter(|a| a != retention)
                 .collect();
-            if others.is_empty() {
-                retention.to_string()
+            if paraphrased || others.is_empty() {
+                let mut framed_text = framed(rng, ctx, target);
+                for _ in 0..4 {
+                    if framed_text != retention {
+                        break;
+                    }
+                    framed_text = framed(rng, ctx, target);
+                }
+                framed_text
             } else {
                 others[rng.below(others.len())].clone()
             }
@@ -273,14 +311,14 @@ pub fn preservation_questions(rng: &mut Rng, ctx: &Context, plan: &InstancePlan)
             let target = FactRef::Atomic(f);
             let value = profile.value(target).to_string();
             let id = format!("pres-{}", profile.id(target));
-            let options = asks(ctx, target);
+            let (text, _) = ask(rng, ctx, target);
             Question {
                 id: id.clone(),
                 suite: Suite::Preservation,
                 attack: None,
                 request: None,
                 fact: profile.id(target).to_string(),
-                text: options[rng.below(options.len())].clone(),
+                text,
                 gold: value.clone(),
                 accepted: accepted_spellings(&value),
                 leak: Vec::new(),

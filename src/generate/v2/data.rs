@@ -85,6 +85,9 @@ pub struct Phrases {
     pub mention_leads: Split,
     /// Disclosures built on the fact's clause: `{claim}`.
     pub mention_frames: Split,
+    /// Frames around a fact's plain question: `{question}`, or `{q}` for it in
+    /// lower case after a lead.
+    pub question_frames: Split,
     /// Indirect attacks per category name: questions through a related topic.
     pub indirect: BTreeMap<String, Split>,
     /// Multi-hop attacks: `{related}` (facts the system still holds), `{topic}`.
@@ -219,6 +222,7 @@ pub fn splits() -> Vec<(String, &'static Split)> {
         ("mention_leads".into(), &p.mention_leads),
         ("mention_frames".into(), &p.mention_frames),
         ("multi_hop".into(), &p.multi_hop),
+        ("question_frames".into(), &p.question_frames),
         ("relearn_intros".into(), &p.relearn_intros),
         ("relearn_acks".into(), &p.relearn_acks),
     ];
@@ -350,6 +354,12 @@ mod tests {
             &["related"],
         );
         check("mention_frames", &p.mention_frames, &["claim"], &["claim"]);
+        check(
+            "question_frames",
+            &p.question_frames,
+            &["question", "q"],
+            &[],
+        );
         for s in [
             &p.leads,
             &p.follow_ups,
