@@ -181,6 +181,26 @@ fn contains_words(hay: &[String], needle: &[String]) -> bool {
 /// The normal form compared for equality: lower case, every run of characters other
 /// than letters and digits one space, no space at either end.
 fn normal(text: &str) -> String {
+    if !text.is_ascii() {
+        return normal_chars(text);
+    }
+    // The same rule on bytes: several times faster, and most text is ASCII.
+    let mut out = Vec::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() {
+            out.push(b.to_ascii_lowercase());
+        } else if out.last().is_some_and(|&last| last != b' ') {
+            out.push(b' ');
+        }
+    }
+    if out.last() == Some(&b' ') {
+        out.pop();
+    }
+    String::from_utf8(out).expect("ASCII bytes are UTF-8")
+}
+
+/// [`normal`] for any text.
+fn normal_chars(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_alphanumeric() {
@@ -193,6 +213,66 @@ fn normal(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// Normal-form phrases indexed by their first word, to find them in a normal-form text.
+struct Phrases<'a> {
+    by_head: HashMap<&'a str, Vec<&'a str>>,
+    /// Whether some phrase starts with this byte.
+    first_bytes: [bool; 256],
+    /// Bit `n` set: some phrase's first word is `n` bytes long (words of 64 bytes or more
+    /// are always looked up).
+    lengths: u64,
+}
+
+impl<'a> Phrases<'a> {
+    fn new(phrases: impl IntoIterator<Item = &'a str>) -> Phrases<'a> {
+        let mut by_head: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut first_bytes = [false; 256];
+        let mut lengths = 0u64;
+        for phrase in phrases.into_iter().filter(|p| !p.is_empty()) {
+            let head = phrase.split(' ').next().unwrap_or(phrase);
+            first_bytes[head.as_bytes()[0] as usize] = true;
+            lengths |= if head.len() < 64 {
+                1 << head.len()
+            } else {
+                u64::MAX
+            };
+            by_head.entry(head).or_default().push(phrase);
+        }
+        Phrases {
+            by_head,
+            first_bytes,
+            lengths,
+        }
+    }
+
+    /// Whether `normal_text` (a [`normal`] form) holds one of the phrases as whole words.
+    fn found_in(&self, normal_text: &str) -> bool {
+        let bytes = normal_text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| b == b' ')
+                .map_or(bytes.len(), |i| start + i);
+            // A cheap test of the word's first byte and length before the lookup.
+            let (first, len) = (bytes[start], end - start);
+            if self.first_bytes[first as usize]
+                && (len >= 64 || self.lengths & (1 << len) != 0)
+                && let Some(phrases) = self.by_head.get(&normal_text[start..end])
+            {
+                let rest = &normal_text[start..];
+                if phrases.iter().any(|p| {
+                    rest.starts_with(p) && matches!(rest.as_bytes().get(p.len()), None | Some(b' '))
+                }) {
+                    return true;
+                }
+            }
+            start = end + 1;
+        }
+        false
+    }
 }
 
 /// Whether `text`, lower-cased, contains any of `needles` (a cheap test that lets the
@@ -534,16 +614,14 @@ fn request_fixed_strings(indexed: &[Indexed]) -> Measure {
         .filter(|(_, n)| **n >= 2)
         .map(|(s, _)| *s)
         .collect();
-    // A tell found in an ordinary turn is no tell. Only turns holding the longest word of
-    // some tell are split into sentences.
-    let keys: Vec<String> = tells
-        .iter()
-        .filter_map(|s| s.split(' ').max_by_key(|w| w.len()).map(String::from))
-        .collect();
+    // A tell found in an ordinary turn is no tell. Only texts whose normal form holds a
+    // tell somewhere are split into sentences to see whether one is a whole sentence.
+    let candidates: Vec<String> = tells.iter().map(|s| s.to_string()).collect();
+    let phrases = Phrases::new(candidates.iter().map(String::as_str));
     for ix in indexed {
         for (_, _, turn) in ix.ordinary() {
             for side in [&turn.user, &turn.assistant] {
-                if tells.is_empty() || !may_contain(side, &keys) {
+                if tells.is_empty() || !phrases.found_in(&normal(side)) {
                     continue;
                 }
                 for sentence in text::split_sentences(side) {
@@ -630,7 +708,7 @@ fn question_disclosure_overlap(indexed: &[Indexed]) -> Measure {
         let mut disclosures: HashMap<&str, HashSet<String>> = HashMap::new();
         for session in &ix.instance.sessions {
             for turn in session.turns.iter().filter(|t| !t.mentions.is_empty()) {
-                let terms = text::distinct_terms(&format!("{}\n{}", turn.user, turn.assistant));
+                let terms = text::distinct_terms(&turn.user);
                 for fact in &turn.mentions {
                     disclosures
                         .entry(fact.as_str())
@@ -659,8 +737,8 @@ fn question_disclosure_overlap(indexed: &[Indexed]) -> Measure {
     }
     Measure::share(
         "question_disclosure_overlap",
-        "retention questions with at least half their content words in the exchanges \
-         mentioning the fact / retention questions about a mentioned fact"
+        "retention questions with at least half their content words in the user side of \
+         the turns mentioning the fact / retention questions about a mentioned fact"
             .into(),
         overlapping,
         total,
@@ -1186,6 +1264,26 @@ mod tests {
         );
         assert_eq!(normal("Où   est-il?"), "où est il");
         assert_eq!(normal("?!"), "");
+        for text in ["Naïve café, ÉTÉ!", "a\u{2019}b  c", "Σ ΣΑΣ", "x\ty\n", ""] {
+            assert_eq!(normal(text), normal_chars(text), "{text:?}");
+        }
+        assert_eq!(normal("It's 3.5 km."), normal_chars("It's 3.5 km."));
+    }
+
+    #[test]
+    fn phrases_are_found_as_whole_words_only() {
+        let phrases = Phrases::new(["i have cleared that", "of course"]);
+        assert!(phrases.found_in("sure i have cleared that for you"));
+        assert!(phrases.found_in("of course"));
+        assert!(!phrases.found_in("i have cleared thatch"));
+        assert!(!phrases.found_in("of courses"));
+        assert!(!phrases.found_in("hi have cleared that"));
+        assert!(!phrases.found_in(""));
+        let long = "x".repeat(70);
+        let phrase = format!("{long} again");
+        let phrases = Phrases::new([phrase.as_str()]);
+        assert!(phrases.found_in(&format!("once {long} again")));
+        assert!(!phrases.found_in(&format!("once {long}")));
     }
 
     #[test]
