@@ -16,7 +16,6 @@
 use super::{Attack, Dataset, Fact, Instance, Question, RequestType, Suite, Turn};
 use crate::text;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
@@ -315,18 +314,16 @@ fn distinct_ngrams(segments: &[Words], n: usize) -> (usize, usize) {
     (seen.len(), all)
 }
 
-/// The first `budget` tokens of `turns` taken in the order of their keys (hashes: a
-/// fixed shuffle that spreads the sample over the whole set), each turn's text turned
-/// into words by `words` only when it is reached; the last turn is cut short.
+/// The first `budget` words of `turns`, in their order, each turn's text turned into
+/// words by `words` only when it is reached; the last turn is cut short.
 fn sample<T>(
-    mut turns: Vec<([u8; 8], T)>,
+    turns: impl IntoIterator<Item = T>,
     budget: usize,
     words: impl Fn(T) -> Words,
 ) -> Vec<Words> {
-    turns.sort_by_key(|t| t.0);
     let mut left = budget;
     let mut out = Vec::new();
-    for (_, turn) in turns {
+    for turn in turns {
         if left == 0 {
             break;
         }
@@ -336,13 +333,6 @@ fn sample<T>(
         out.push(words);
     }
     out
-}
-
-fn turn_key(instance: &str, session: &str, turn: usize) -> [u8; 8] {
-    let digest = Sha256::digest(format!("{instance}\u{0}{session}\u{0}{turn}").as_bytes());
-    let mut key = [0; 8];
-    key.copy_from_slice(&digest[..8]);
-    key
 }
 
 /// AUC of `score` separating `positives` from `negatives`: the chance that a random
@@ -469,19 +459,22 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
 }
 
 fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
-    let mut turns = Vec::new();
-    for ix in indexed {
-        for (s, t, turn) in ix.ordinary() {
-            let key = turn_key(&ix.instance.id, &ix.instance.sessions[s].id, t);
-            turns.push((key, (ix, turn)));
-        }
-    }
+    // Dialogue order, instances by id: a sample of contiguous dialogue shows the
+    // repetition a system meets inside one conversation.
+    let turns = || {
+        indexed
+            .iter()
+            .flat_map(|ix| ix.ordinary().map(move |(_, _, turn)| (ix, turn)))
+    };
     let masked = |side: fn(&Turn) -> &str| {
         move |(ix, turn): (&Indexed, &Turn)| mask(text::tokenize(side(turn)), &ix.values)
     };
     let sides = [
-        ("user", sample(turns.clone(), budget, masked(|t| &t.user))),
-        ("assistant", sample(turns, budget, masked(|t| &t.assistant))),
+        ("user", sample(turns(), budget, masked(|t| &t.user))),
+        (
+            "assistant",
+            sample(turns(), budget, masked(|t| &t.assistant)),
+        ),
     ];
     const NAMES: [[&str; 4]; 2] = [
         [
@@ -510,7 +503,7 @@ fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
             let (distinct, all) = distinct_ngrams(segments, n);
             let definition = format!(
                 "distinct {n}-grams / all {n}-grams in {tokens} tokens{short} of ordinary \
-                 {who} turns in a fixed shuffled order, fact values masked"
+                 {who} turns in dialogue order (instances by id), fact values masked"
             );
             let target = (n == 4).then_some(TARGETS[side]).and_then(Target::at_least);
             measures.push(Measure::share(
@@ -1234,9 +1227,18 @@ mod tests {
     }
 
     #[test]
-    fn the_sample_keeps_the_budget_and_a_fixed_order() {
+    fn the_sample_is_the_first_words_in_dialogue_order() {
+        let turns = ["One two three.", "Four five six seven.", "Eight."];
+        assert_eq!(
+            sample(turns, 5, words),
+            [words("one two three"), words("four five")]
+        );
+        assert_eq!(sample(turns, 3, words), [words("one two three")]);
+        assert_eq!(sample(turns, 100, words).concat().len(), 8);
+        // The hand-written dialogue opens with "I grew up in Leeds.", the value masked.
         let f = compute(&dataset(), 5);
-        assert_eq!(counted(&f, "distinct_1_user").1, 5);
+        assert_eq!(counted(&f, "distinct_1_user"), (5, 5));
+        assert_eq!(counted(&f, "distinct_2_user"), (4, 4));
         assert!(
             f.get("distinct_4_user")
                 .unwrap()
