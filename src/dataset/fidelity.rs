@@ -7,9 +7,11 @@
 //! measure is a plain count over the data, with a one-line definition; the targets are
 //! what the built-in generator aims at, so `bemula stats --fidelity --check` can gate it.
 //!
-//! Words are compared as [`crate::text::tokenize`] writes them (lower case, punctuation
-//! dropped), so "normalised" below means: same words in the same order. Content words are
-//! [`crate::text::distinct_terms`] (stop-words removed, lightly stemmed). An *ordinary*
+//! Whole texts and sentences are compared *normalised*: lower case, every run of
+//! characters other than letters and digits read as one space. A value or question
+//! inside a longer text is found as a run of whole words as [`crate::text::tokenize`]
+//! writes them. Content words are [`crate::text::distinct_terms`] (stop-words removed,
+//! lightly stemmed); sentences are [`crate::text::split_sentences`]. An *ordinary*
 //! turn is a session turn that is not a request exchange; control fillers are not part
 //! of the stored dialogue and are never counted.
 
@@ -98,7 +100,7 @@ pub struct Measure {
     pub name: &'static str,
     /// What is counted, in one line.
     pub definition: String,
-    /// The value: a share in [0,1] (an AUC for `request_length_auc`); `null` when the
+    /// The value: a share from 0 to 1 (an AUC for `request_length_auc`); `null` when the
     /// data holds nothing to measure (no requests of the kind, no such questions).
     pub value: Option<f64>,
     /// The numerator of a share, where the value is one.
