@@ -24,7 +24,7 @@ use std::fmt::Write;
 /// Default size of the distinct-n sample, in tokens per side: small enough that a
 /// hand-written set of a few thousand words is measured at the same size as a large
 /// generated one (distinct-n falls as a sample grows, so only equal sizes compare).
-pub const DEFAULT_SAMPLE_TOKENS: usize = 3_000;
+pub const DEFAULT_SAMPLE_TOKENS: usize = 2_500;
 
 /// The token that replaces every occurrence of a profile fact's value before distinct-n
 /// is counted (no tokenised text can hold `<`).
