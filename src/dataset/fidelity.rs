@@ -7,23 +7,24 @@
 //! measure is a plain count over the data, with a one-line definition; the targets are
 //! what the built-in generator aims at, so `bemula stats --fidelity --check` can gate it.
 //!
-//! Words are compared as [`crate::text::tokenize`] writes them (lower case, punctuation
-//! dropped), so "normalised" below means: same words in the same order. Content words are
-//! [`crate::text::distinct_terms`] (stop-words removed, lightly stemmed). An *ordinary*
+//! Whole texts and sentences are compared *normalised*: lower case, every run of
+//! characters other than letters and digits read as one space. A value or question
+//! inside a longer text is found as a run of whole words as [`crate::text::tokenize`]
+//! writes them. Content words are [`crate::text::distinct_terms`] (stop-words removed,
+//! lightly stemmed); sentences are [`crate::text::split_sentences`]. An *ordinary*
 //! turn is a session turn that is not a request exchange; control fillers are not part
 //! of the stored dialogue and are never counted.
 
 use super::{Attack, Dataset, Fact, Instance, Question, RequestType, Suite, Turn};
 use crate::text;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Default size of the distinct-n sample, in tokens per side: small enough that a
 /// hand-written set of a few thousand words is measured at the same size as a large
 /// generated one (distinct-n falls as a sample grows, so only equal sizes compare).
-pub const DEFAULT_SAMPLE_TOKENS: usize = 3_000;
+pub const DEFAULT_SAMPLE_TOKENS: usize = 2_500;
 
 /// The token that replaces every occurrence of a profile fact's value before distinct-n
 /// is counted (no tokenised text can hold `<`).
@@ -99,7 +100,7 @@ pub struct Measure {
     pub name: &'static str,
     /// What is counted, in one line.
     pub definition: String,
-    /// The value: a share in [0,1] (an AUC for `request_length_auc`); `null` when the
+    /// The value: a share from 0 to 1 (an AUC for `request_length_auc`); `null` when the
     /// data holds nothing to measure (no requests of the kind, no such questions).
     pub value: Option<f64>,
     /// The numerator of a share, where the value is one.
@@ -181,6 +182,26 @@ fn contains_words(hay: &[String], needle: &[String]) -> bool {
 /// The normal form compared for equality: lower case, every run of characters other
 /// than letters and digits one space, no space at either end.
 fn normal(text: &str) -> String {
+    if !text.is_ascii() {
+        return normal_chars(text);
+    }
+    // The same rule on bytes: several times faster, and most text is ASCII.
+    let mut out = Vec::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() {
+            out.push(b.to_ascii_lowercase());
+        } else if out.last().is_some_and(|&last| last != b' ') {
+            out.push(b' ');
+        }
+    }
+    if out.last() == Some(&b' ') {
+        out.pop();
+    }
+    String::from_utf8(out).expect("ASCII bytes are UTF-8")
+}
+
+/// [`normal`] for any text.
+fn normal_chars(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_alphanumeric() {
@@ -193,6 +214,66 @@ fn normal(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// Normal-form phrases indexed by their first word, to find them in a normal-form text.
+struct Phrases<'a> {
+    by_head: HashMap<&'a str, Vec<&'a str>>,
+    /// Whether some phrase starts with this byte.
+    first_bytes: [bool; 256],
+    /// Bit `n` set: some phrase's first word is `n` bytes long (words of 64 bytes or more
+    /// are always looked up).
+    lengths: u64,
+}
+
+impl<'a> Phrases<'a> {
+    fn new(phrases: impl IntoIterator<Item = &'a str>) -> Phrases<'a> {
+        let mut by_head: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut first_bytes = [false; 256];
+        let mut lengths = 0u64;
+        for phrase in phrases.into_iter().filter(|p| !p.is_empty()) {
+            let head = phrase.split(' ').next().unwrap_or(phrase);
+            first_bytes[head.as_bytes()[0] as usize] = true;
+            lengths |= if head.len() < 64 {
+                1 << head.len()
+            } else {
+                u64::MAX
+            };
+            by_head.entry(head).or_default().push(phrase);
+        }
+        Phrases {
+            by_head,
+            first_bytes,
+            lengths,
+        }
+    }
+
+    /// Whether `normal_text` (a [`normal`] form) holds one of the phrases as whole words.
+    fn found_in(&self, normal_text: &str) -> bool {
+        let bytes = normal_text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| b == b' ')
+                .map_or(bytes.len(), |i| start + i);
+            // A cheap test of the word's first byte and length before the lookup.
+            let (first, len) = (bytes[start], end - start);
+            if self.first_bytes[first as usize]
+                && (len >= 64 || self.lengths & (1 << len) != 0)
+                && let Some(phrases) = self.by_head.get(&normal_text[start..end])
+            {
+                let rest = &normal_text[start..];
+                if phrases.iter().any(|p| {
+                    rest.starts_with(p) && matches!(rest.as_bytes().get(p.len()), None | Some(b' '))
+                }) {
+                    return true;
+                }
+            }
+            start = end + 1;
+        }
+        false
+    }
 }
 
 /// Whether `text`, lower-cased, contains any of `needles` (a cheap test that lets the
@@ -235,18 +316,16 @@ fn distinct_ngrams(segments: &[Words], n: usize) -> (usize, usize) {
     (seen.len(), all)
 }
 
-/// The first `budget` tokens of `turns` taken in the order of their keys (hashes: a
-/// fixed shuffle that spreads the sample over the whole set), each turn's text turned
-/// into words by `words` only when it is reached; the last turn is cut short.
+/// The first `budget` words of `turns`, in their order, each turn's text turned into
+/// words by `words` only when it is reached; the last turn is cut short.
 fn sample<T>(
-    mut turns: Vec<([u8; 8], T)>,
+    turns: impl IntoIterator<Item = T>,
     budget: usize,
     words: impl Fn(T) -> Words,
 ) -> Vec<Words> {
-    turns.sort_by_key(|t| t.0);
     let mut left = budget;
     let mut out = Vec::new();
-    for (_, turn) in turns {
+    for turn in turns {
         if left == 0 {
             break;
         }
@@ -256,13 +335,6 @@ fn sample<T>(
         out.push(words);
     }
     out
-}
-
-fn turn_key(instance: &str, session: &str, turn: usize) -> [u8; 8] {
-    let digest = Sha256::digest(format!("{instance}\u{0}{session}\u{0}{turn}").as_bytes());
-    let mut key = [0; 8];
-    key.copy_from_slice(&digest[..8]);
-    key
 }
 
 /// AUC of `score` separating `positives` from `negatives`: the chance that a random
@@ -389,19 +461,22 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
 }
 
 fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
-    let mut turns = Vec::new();
-    for ix in indexed {
-        for (s, t, turn) in ix.ordinary() {
-            let key = turn_key(&ix.instance.id, &ix.instance.sessions[s].id, t);
-            turns.push((key, (ix, turn)));
-        }
-    }
+    // Dialogue order, instances by id: a sample of contiguous dialogue shows the
+    // repetition a system meets inside one conversation.
+    let turns = || {
+        indexed
+            .iter()
+            .flat_map(|ix| ix.ordinary().map(move |(_, _, turn)| (ix, turn)))
+    };
     let masked = |side: fn(&Turn) -> &str| {
         move |(ix, turn): (&Indexed, &Turn)| mask(text::tokenize(side(turn)), &ix.values)
     };
     let sides = [
-        ("user", sample(turns.clone(), budget, masked(|t| &t.user))),
-        ("assistant", sample(turns, budget, masked(|t| &t.assistant))),
+        ("user", sample(turns(), budget, masked(|t| &t.user))),
+        (
+            "assistant",
+            sample(turns(), budget, masked(|t| &t.assistant)),
+        ),
     ];
     const NAMES: [[&str; 4]; 2] = [
         [
@@ -430,7 +505,7 @@ fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
             let (distinct, all) = distinct_ngrams(segments, n);
             let definition = format!(
                 "distinct {n}-grams / all {n}-grams in {tokens} tokens{short} of ordinary \
-                 {who} turns in a fixed shuffled order, fact values masked"
+                 {who} turns in dialogue order (instances by id), fact values masked"
             );
             let target = (n == 4).then_some(TARGETS[side]).and_then(Target::at_least);
             measures.push(Measure::share(
@@ -534,16 +609,14 @@ fn request_fixed_strings(indexed: &[Indexed]) -> Measure {
         .filter(|(_, n)| **n >= 2)
         .map(|(s, _)| *s)
         .collect();
-    // A tell found in an ordinary turn is no tell. Only turns holding the longest word of
-    // some tell are split into sentences.
-    let keys: Vec<String> = tells
-        .iter()
-        .filter_map(|s| s.split(' ').max_by_key(|w| w.len()).map(String::from))
-        .collect();
+    // A tell found in an ordinary turn is no tell. Only texts whose normal form holds a
+    // tell somewhere are split into sentences to see whether one is a whole sentence.
+    let candidates: Vec<String> = tells.iter().map(|s| s.to_string()).collect();
+    let phrases = Phrases::new(candidates.iter().map(String::as_str));
     for ix in indexed {
         for (_, _, turn) in ix.ordinary() {
             for side in [&turn.user, &turn.assistant] {
-                if tells.is_empty() || !may_contain(side, &keys) {
+                if tells.is_empty() || !phrases.found_in(&normal(side)) {
                     continue;
                 }
                 for sentence in text::split_sentences(side) {
@@ -630,7 +703,7 @@ fn question_disclosure_overlap(indexed: &[Indexed]) -> Measure {
         let mut disclosures: HashMap<&str, HashSet<String>> = HashMap::new();
         for session in &ix.instance.sessions {
             for turn in session.turns.iter().filter(|t| !t.mentions.is_empty()) {
-                let terms = text::distinct_terms(&format!("{}\n{}", turn.user, turn.assistant));
+                let terms = text::distinct_terms(&turn.user);
                 for fact in &turn.mentions {
                     disclosures
                         .entry(fact.as_str())
@@ -659,8 +732,8 @@ fn question_disclosure_overlap(indexed: &[Indexed]) -> Measure {
     }
     Measure::share(
         "question_disclosure_overlap",
-        "retention questions with at least half their content words in the exchanges \
-         mentioning the fact / retention questions about a mentioned fact"
+        "retention questions with at least half their content words in the user side of \
+         the turns mentioning the fact / retention questions about a mentioned fact"
             .into(),
         overlapping,
         total,
@@ -1156,9 +1229,18 @@ mod tests {
     }
 
     #[test]
-    fn the_sample_keeps_the_budget_and_a_fixed_order() {
+    fn the_sample_is_the_first_words_in_dialogue_order() {
+        let turns = ["One two three.", "Four five six seven.", "Eight."];
+        assert_eq!(
+            sample(turns, 5, words),
+            [words("one two three"), words("four five")]
+        );
+        assert_eq!(sample(turns, 3, words), [words("one two three")]);
+        assert_eq!(sample(turns, 100, words).concat().len(), 8);
+        // The hand-written dialogue opens with "I grew up in Leeds.", the value masked.
         let f = compute(&dataset(), 5);
-        assert_eq!(counted(&f, "distinct_1_user").1, 5);
+        assert_eq!(counted(&f, "distinct_1_user"), (5, 5));
+        assert_eq!(counted(&f, "distinct_2_user"), (4, 4));
         assert!(
             f.get("distinct_4_user")
                 .unwrap()
@@ -1186,6 +1268,26 @@ mod tests {
         );
         assert_eq!(normal("Où   est-il?"), "où est il");
         assert_eq!(normal("?!"), "");
+        for text in ["Naïve café, ÉTÉ!", "a\u{2019}b  c", "Σ ΣΑΣ", "x\ty\n", ""] {
+            assert_eq!(normal(text), normal_chars(text), "{text:?}");
+        }
+        assert_eq!(normal("It's 3.5 km."), normal_chars("It's 3.5 km."));
+    }
+
+    #[test]
+    fn phrases_are_found_as_whole_words_only() {
+        let phrases = Phrases::new(["i have cleared that", "of course"]);
+        assert!(phrases.found_in("sure i have cleared that for you"));
+        assert!(phrases.found_in("of course"));
+        assert!(!phrases.found_in("i have cleared thatch"));
+        assert!(!phrases.found_in("of courses"));
+        assert!(!phrases.found_in("hi have cleared that"));
+        assert!(!phrases.found_in(""));
+        let long = "x".repeat(70);
+        let phrase = format!("{long} again");
+        let phrases = Phrases::new([phrase.as_str()]);
+        assert!(phrases.found_in(&format!("once {long} again")));
+        assert!(!phrases.found_in(&format!("once {long}")));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::bemula;
 use bemula::dataset::stats::{self, Stats};
-use bemula::dataset::{Dataset, Instance, Session, Tier, Turn};
+use bemula::dataset::{Dataset, Instance, Session, Suite, Tier, Turn};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -303,7 +303,7 @@ fn fidelity_measures(out: &str) -> Vec<Value> {
             assert!((value - count as f64 / total as f64).abs() < 1e-9, "{m}");
         }
     }
-    assert_eq!(json["sample_tokens"], 3000);
+    assert_eq!(json["sample_tokens"], 2500);
     measures
 }
 
@@ -364,14 +364,40 @@ fn fidelity_measures_the_generated_set_and_prints_a_table() {
 
 #[test]
 fn fidelity_check_fails_on_a_missed_target() {
-    // The fixture's retention questions reuse the words of their disclosures.
-    let dir = valid_dir();
+    // The fixture with every relearning question worded as its retention question.
+    let mut instance = fixture();
+    let retention: Vec<(String, String)> = instance
+        .questions
+        .iter()
+        .filter(|q| q.suite == Suite::Retention)
+        .map(|q| (q.fact.clone(), q.text.clone()))
+        .collect();
+    for q in &mut instance.questions {
+        if q.suite == Suite::Relearning {
+            q.text = retention
+                .iter()
+                .find(|(f, _)| *f == q.fact)
+                .unwrap()
+                .1
+                .clone();
+        }
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("data");
+    Dataset::from_instances(vec![instance], "test")
+        .write(&dir)
+        .unwrap();
     let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        err.contains("fidelity targets missed: question_disclosure_overlap"),
+        err.contains("fidelity targets missed: relearning_differs"),
         "{err}"
     );
+    assert!(out.contains("8 of 9 targets met"), "{out}");
+    // Without --check the same report exits 0.
+    let (code, _, err) = bemula(&["stats", "--fidelity", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+
     let (code, _, err) = bemula(&["stats", "--check"]);
     assert_eq!(code, 2);
     assert!(err.contains("--fidelity"), "{err}");
