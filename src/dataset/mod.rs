@@ -1,10 +1,11 @@
 //! Datasets in the Bemula format: the schema types, loading with precise errors,
-//! validation of the paper's invariants, and statistics.
+//! validation of the paper's invariants, statistics and fidelity measures.
 //!
 //! A dataset is a directory with one JSON file per instance (`<id>.json`) and an
 //! optional `manifest.json` written by the generator. [`Dataset::load`] reads one;
 //! [`crate::generate::generate`] builds one in memory.
 
+pub mod fidelity;
 mod schema;
 pub mod stats;
 pub mod validate;

@@ -411,7 +411,7 @@ fn thousands(n: usize) -> String {
 }
 
 /// Lays out rows as columns: the first left-aligned, the others right-aligned.
-fn table(rows: &[Vec<String>]) -> String {
+pub(super) fn table(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width = |c: usize| {
         rows.iter()

@@ -5,7 +5,7 @@
 
 use crate::bemula;
 use bemula::dataset::stats::{self, Stats};
-use bemula::dataset::{Dataset, Instance, Session, Tier, Turn};
+use bemula::dataset::{Dataset, Instance, Session, Suite, Tier, Turn};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -247,4 +247,161 @@ fn the_stats_command_reports_bad_data() {
     let (code, _, err) = bemula(&["stats", "/no/such/dataset"]);
     assert_eq!(code, 2);
     assert!(err.contains("/no/such/dataset: cannot read"), "{err}");
+}
+
+/// The measure names of `bemula stats --fidelity --json`, in order.
+const FIDELITY_MEASURES: [&str; 19] = [
+    "distinct_4_user",
+    "distinct_1_user",
+    "distinct_2_user",
+    "distinct_3_user",
+    "distinct_4_assistant",
+    "distinct_1_assistant",
+    "distinct_2_assistant",
+    "distinct_3_assistant",
+    "repeated_user_sentences",
+    "confirmation_distinct",
+    "confirmation_top_share",
+    "request_fixed_strings",
+    "request_length_auc",
+    "requests_restating_value",
+    "question_disclosure_overlap",
+    "relearning_differs",
+    "multi_hop_contains_retention",
+    "deletion_words",
+    "assistant_restates_value",
+];
+
+/// Checks the shape of `--fidelity --json` output and returns its measures.
+fn fidelity_measures(out: &str) -> Vec<Value> {
+    let json: Value = serde_json::from_str(out).expect("--fidelity --json prints one JSON object");
+    let measures = json["measures"]
+        .as_array()
+        .expect("a measures array")
+        .clone();
+    let names: Vec<&str> = measures
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, FIDELITY_MEASURES);
+    for m in &measures {
+        assert!(
+            !m["definition"].as_str().unwrap().is_empty(),
+            "{m}: a definition"
+        );
+        let value = m["value"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{m}: a value"));
+        assert!((0.0..=1.0).contains(&value), "{m}");
+        let has_target = !m["target"].is_null();
+        assert_eq!(m["met"].is_boolean(), has_target, "{m}");
+        if has_target {
+            let op = m["target"]["op"].as_str().unwrap();
+            assert!(op == ">=" || op == "<=", "{m}");
+        }
+        if let (Some(count), Some(total)) = (m["count"].as_u64(), m["total"].as_u64()) {
+            assert!((value - count as f64 / total as f64).abs() < 1e-9, "{m}");
+        }
+    }
+    assert_eq!(json["sample_tokens"], 2500);
+    measures
+}
+
+fn measure<'a>(measures: &'a [Value], name: &str) -> &'a Value {
+    measures.iter().find(|m| m["name"] == name).unwrap()
+}
+
+#[test]
+fn fidelity_measures_the_hand_written_set_as_real_dialogue() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/handwritten");
+    let (code, out, err) = bemula(&["stats", "--fidelity", "--json", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let measures = fidelity_measures(&out);
+    assert!(
+        measure(&measures, "distinct_4_user")["value"]
+            .as_f64()
+            .unwrap()
+            > 0.95
+    );
+    assert_eq!(measure(&measures, "repeated_user_sentences")["value"], 0.0);
+    // Hand-written data meets every target: --check passes.
+    let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("9 of 9 targets met"), "{out}");
+}
+
+#[test]
+fn fidelity_measures_the_generated_set_and_prints_a_table() {
+    let (code, out, err) = bemula(&["stats", "--fidelity", "--lite", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let measures = fidelity_measures(&out);
+    let distinct = measure(&measures, "distinct_4_user");
+    assert_eq!(distinct["target"]["op"], ">=");
+    assert_eq!(distinct["target"]["value"], 0.85);
+
+    let (code, out, err) = bemula(&["stats", "--fidelity"]);
+    assert_eq!(code, 0, "a report exits 0 without --check: {err}");
+    assert!(
+        out.starts_with("Fidelity of generated (seed 42): 50 instances"),
+        "{out}"
+    );
+    let header = out.lines().find(|l| l.starts_with("measure")).unwrap();
+    for column in ["value", "count", "target", "met"] {
+        assert!(header.contains(column), "{header}");
+    }
+    for name in FIDELITY_MEASURES {
+        let row = out
+            .lines()
+            .position(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} row: {out}"));
+        let definition = out.lines().nth(row + 1).unwrap();
+        assert!(
+            definition.starts_with("    ") && definition.len() > 20,
+            "{definition}"
+        );
+    }
+}
+
+#[test]
+fn fidelity_check_fails_on_a_missed_target() {
+    // The fixture with every relearning question worded as its retention question.
+    let mut instance = fixture();
+    let retention: Vec<(String, String)> = instance
+        .questions
+        .iter()
+        .filter(|q| q.suite == Suite::Retention)
+        .map(|q| (q.fact.clone(), q.text.clone()))
+        .collect();
+    for q in &mut instance.questions {
+        if q.suite == Suite::Relearning {
+            q.text = retention
+                .iter()
+                .find(|(f, _)| *f == q.fact)
+                .unwrap()
+                .1
+                .clone();
+        }
+    }
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("data");
+    Dataset::from_instances(vec![instance], "test")
+        .write(&dir)
+        .unwrap();
+    let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("fidelity targets missed: relearning_differs"),
+        "{err}"
+    );
+    assert!(out.contains("8 of 9 targets met"), "{out}");
+    // Without --check the same report exits 0.
+    let (code, _, err) = bemula(&["stats", "--fidelity", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, _, err) = bemula(&["stats", "--check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fidelity"), "{err}");
+    let (code, _, err) = bemula(&["stats", "--fidelity", "--sample-tokens", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--sample-tokens"), "{err}");
 }

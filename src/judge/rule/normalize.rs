@@ -76,6 +76,11 @@ pub(crate) struct Text {
 /// Titles read off the front of a value (`Dr. Marchetti` is also `Marchetti`).
 const TITLES: [&str; 7] = ["dr", "mr", "mrs", "ms", "miss", "prof", "professor"];
 
+/// Whether `token` (normalised) is a title such as `dr` or `mrs`.
+pub(crate) fn is_title(token: &str) -> bool {
+    TITLES.contains(&token)
+}
+
 impl Text {
     /// Normalises `text`.
     pub(crate) fn new(text: &str) -> Text {

@@ -390,6 +390,49 @@ static GRADES_GUESS: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
     ])
 });
 
+/// Ways of describing a value without stating it: how it sounds, what it is named
+/// after, how it is spelt or begins. General English hinting constructions, not a
+/// list of any data set's answers.
+static HINTS: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
+    phrases(&[
+        "sounding",
+        "sounds like",
+        "sounded like",
+        "sounds a bit like",
+        "rhymes with",
+        "rhymed with",
+        "named after",
+        "named for",
+        "starts with",
+        "started with",
+        "starting with",
+        "begins with",
+        "began with",
+        "beginning with",
+        "ends with",
+        "ended with",
+        "ending with",
+        "ends in",
+        "ending in",
+        "first letter",
+        "last letter",
+        "initials",
+        "short for",
+        "stands for",
+        "abbreviated",
+        "spelled with",
+        "spelt with",
+        "letters long",
+        "syllables",
+    ])
+});
+
+/// The phrase with which the answer describes a value without stating it ("a
+/// Polish-sounding name", "a street named after a tree"), if any.
+pub(crate) fn hint(answer: &Text) -> Option<&'static str> {
+    first_match(answer, &HINTS).map(|p| p.text)
+}
+
 /// The phrase with which the answer grades a yes/no guess ("Close", "a bit more than
 /// that"), if any.
 pub(crate) fn grades_guess(answer: &Text) -> Option<&'static str> {

@@ -1,0 +1,1325 @@
+//! Fidelity measures of a dataset: how much its text looks like real dialogue, and how
+//! easy it is to game (spot the forget requests by their wording or length, answer the
+//! questions by word overlap, find the retention question inside an attack).
+//!
+//! [`compute`] works on any [`Dataset`]; [`Fidelity`] serialises to the JSON that
+//! `bemula stats --fidelity --json` prints and [`render_text`] draws the table. Every
+//! measure is a plain count over the data, with a one-line definition; the targets are
+//! what the built-in generator aims at, so `bemula stats --fidelity --check` can gate it.
+//!
+//! Whole texts and sentences are compared *normalised*: lower case, every run of
+//! characters other than letters and digits read as one space. A value or question
+//! inside a longer text is found as a run of whole words as [`crate::text::tokenize`]
+//! writes them. Content words are [`crate::text::distinct_terms`] (stop-words removed,
+//! lightly stemmed); sentences are [`crate::text::split_sentences`]. An *ordinary*
+//! turn is a session turn that is not a request exchange; control fillers are not part
+//! of the stored dialogue and are never counted.
+
+use super::{Attack, Dataset, Fact, Instance, Question, RequestType, Suite, Turn};
+use crate::text;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+/// Default size of the distinct-n sample, in tokens per side: small enough that a
+/// hand-written set of a few thousand words is measured at the same size as a large
+/// generated one (distinct-n falls as a sample grows, so only equal sizes compare).
+pub const DEFAULT_SAMPLE_TOKENS: usize = 2_500;
+
+/// The token that replaces every occurrence of a profile fact's value before distinct-n
+/// is counted (no tokenised text can hold `<`).
+const VALUE_PLACEHOLDER: &str = "<value>";
+
+/// Fewest words a sentence needs to count as a fixed-string tell of request exchanges:
+/// short acknowledgements ("Of course.", "Understood.") are everyday English, not tells.
+const MIN_TELL_WORDS: usize = 4;
+
+/// Words whose presence in an ordinary user turn is counted by `deletion_words`.
+const DELETION_WORDS: &[&str] = &[
+    "delete",
+    "erase",
+    "remove",
+    "wipe",
+    "forget",
+    "forgot",
+    "forgotten",
+    "memory",
+];
+
+/// Which side of a bound a measure's value must stay on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum Bound {
+    /// The value must be at least the target.
+    #[serde(rename = ">=")]
+    AtLeast,
+    /// The value must be at most the target.
+    #[serde(rename = "<=")]
+    AtMost,
+}
+
+/// What the built-in generator aims at for one measure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Target {
+    /// `>=` or `<=`.
+    pub op: Bound,
+    /// The bound.
+    pub value: f64,
+}
+
+impl Target {
+    fn at_least(value: f64) -> Option<Target> {
+        Some(Target {
+            op: Bound::AtLeast,
+            value,
+        })
+    }
+
+    fn at_most(value: f64) -> Option<Target> {
+        Some(Target {
+            op: Bound::AtMost,
+            value,
+        })
+    }
+
+    /// Whether `value` meets the target.
+    pub fn met_by(&self, value: f64) -> bool {
+        // A share computed as a ratio may land a rounding error beside an exact bound.
+        const EPS: f64 = 1e-12;
+        match self.op {
+            Bound::AtLeast => value >= self.value - EPS,
+            Bound::AtMost => value <= self.value + EPS,
+        }
+    }
+}
+
+/// One fidelity measure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measure {
+    /// Stable snake_case name, e.g. `distinct_4_user`.
+    pub name: &'static str,
+    /// What is counted, in one line.
+    pub definition: String,
+    /// The value: a share from 0 to 1 (an AUC for `request_length_auc`); `null` when the
+    /// data holds nothing to measure (no requests of the kind, no such questions).
+    pub value: Option<f64>,
+    /// The numerator of a share, where the value is one.
+    pub count: Option<usize>,
+    /// The denominator of a share, where the value is one.
+    pub total: Option<usize>,
+    /// The generator's target, if the measure has one.
+    pub target: Option<Target>,
+    /// Whether the value meets the target; `null` without a target or a value.
+    pub met: Option<bool>,
+}
+
+impl Measure {
+    fn share(
+        name: &'static str,
+        definition: String,
+        count: usize,
+        total: usize,
+        target: Option<Target>,
+    ) -> Measure {
+        let value = (total > 0).then(|| count as f64 / total as f64);
+        Measure {
+            name,
+            definition,
+            value,
+            count: Some(count),
+            total: Some(total),
+            target,
+            met: target.zip(value).map(|(t, v)| t.met_by(v)),
+        }
+    }
+
+    fn plain(name: &'static str, definition: String, value: Option<f64>) -> Measure {
+        Measure {
+            name,
+            definition,
+            value,
+            count: None,
+            total: None,
+            target: None,
+            met: None,
+        }
+    }
+}
+
+/// The fidelity measures of one dataset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fidelity {
+    /// Where the data came from.
+    pub source: String,
+    /// Number of instances measured.
+    pub instances: usize,
+    /// Requested size of the distinct-n sample, in tokens per side.
+    pub sample_tokens: usize,
+    /// The measures, in a fixed order.
+    pub measures: Vec<Measure>,
+}
+
+impl Fidelity {
+    /// The measure called `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&Measure> {
+        self.measures.iter().find(|m| m.name == name)
+    }
+
+    /// The measures whose value misses their target.
+    pub fn missed(&self) -> impl Iterator<Item = &Measure> {
+        self.measures.iter().filter(|m| m.met == Some(false))
+    }
+}
+
+/// A token sequence, lower case, punctuation dropped.
+type Words = Vec<String>;
+
+/// Whether `needle` occurs as a contiguous run of words in `hay`.
+fn contains_words(hay: &[String], needle: &[String]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The normal form compared for equality: lower case, every run of characters other
+/// than letters and digits one space, no space at either end.
+fn normal(text: &str) -> String {
+    if !text.is_ascii() {
+        return normal_chars(text);
+    }
+    // The same rule on bytes: several times faster, and most text is ASCII.
+    let mut out = Vec::with_capacity(text.len());
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() {
+            out.push(b.to_ascii_lowercase());
+        } else if out.last().is_some_and(|&last| last != b' ') {
+            out.push(b' ');
+        }
+    }
+    if out.last() == Some(&b' ') {
+        out.pop();
+    }
+    String::from_utf8(out).expect("ASCII bytes are UTF-8")
+}
+
+/// [`normal`] for any text.
+fn normal_chars(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Normal-form phrases indexed by their first word, to find them in a normal-form text.
+struct Phrases<'a> {
+    by_head: HashMap<&'a str, Vec<&'a str>>,
+    /// Whether some phrase starts with this byte.
+    first_bytes: [bool; 256],
+    /// Bit `n` set: some phrase's first word is `n` bytes long (words of 64 bytes or more
+    /// are always looked up).
+    lengths: u64,
+}
+
+impl<'a> Phrases<'a> {
+    fn new(phrases: impl IntoIterator<Item = &'a str>) -> Phrases<'a> {
+        let mut by_head: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut first_bytes = [false; 256];
+        let mut lengths = 0u64;
+        for phrase in phrases.into_iter().filter(|p| !p.is_empty()) {
+            let head = phrase.split(' ').next().unwrap_or(phrase);
+            first_bytes[head.as_bytes()[0] as usize] = true;
+            lengths |= if head.len() < 64 {
+                1 << head.len()
+            } else {
+                u64::MAX
+            };
+            by_head.entry(head).or_default().push(phrase);
+        }
+        Phrases {
+            by_head,
+            first_bytes,
+            lengths,
+        }
+    }
+
+    /// Whether `normal_text` (a [`normal`] form) holds one of the phrases as whole words.
+    fn found_in(&self, normal_text: &str) -> bool {
+        let bytes = normal_text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| b == b' ')
+                .map_or(bytes.len(), |i| start + i);
+            // A cheap test of the word's first byte and length before the lookup.
+            let (first, len) = (bytes[start], end - start);
+            if self.first_bytes[first as usize]
+                && (len >= 64 || self.lengths & (1 << len) != 0)
+                && let Some(phrases) = self.by_head.get(&normal_text[start..end])
+            {
+                let rest = &normal_text[start..];
+                if phrases.iter().any(|p| {
+                    rest.starts_with(p) && matches!(rest.as_bytes().get(p.len()), None | Some(b' '))
+                }) {
+                    return true;
+                }
+            }
+            start = end + 1;
+        }
+        false
+    }
+}
+
+/// Whether `text`, lower-cased, contains any of `needles` (a cheap test that lets the
+/// exact, slower test run only where it can succeed).
+fn may_contain(text: &str, needles: &[String]) -> bool {
+    let lower = text.to_lowercase();
+    needles.iter().any(|n| lower.contains(n.as_str()))
+}
+
+/// Replaces every run of words equal to one of `values` (longest first) by
+/// [`VALUE_PLACEHOLDER`].
+fn mask(words: Words, values: &[Words]) -> Words {
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    'scan: while i < words.len() {
+        for value in values {
+            if words[i..].starts_with(value) {
+                out.push(VALUE_PLACEHOLDER.to_string());
+                i += value.len();
+                continue 'scan;
+            }
+        }
+        out.push(words[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// Share of distinct n-grams among the n-grams of `segments` (n-grams never cross a
+/// segment boundary): (distinct, all).
+fn distinct_ngrams(segments: &[Words], n: usize) -> (usize, usize) {
+    let mut seen: HashSet<&[String]> = HashSet::new();
+    let mut all = 0;
+    for segment in segments {
+        for gram in segment.windows(n) {
+            all += 1;
+            seen.insert(gram);
+        }
+    }
+    (seen.len(), all)
+}
+
+/// The first `budget` words of `turns`, in their order, each turn's text turned into
+/// words by `words` only when it is reached; the last turn is cut short.
+fn sample<T>(
+    turns: impl IntoIterator<Item = T>,
+    budget: usize,
+    words: impl Fn(T) -> Words,
+) -> Vec<Words> {
+    let mut left = budget;
+    let mut out = Vec::new();
+    for turn in turns {
+        if left == 0 {
+            break;
+        }
+        let mut words = words(turn);
+        words.truncate(left);
+        left -= words.len();
+        out.push(words);
+    }
+    out
+}
+
+/// AUC of `score` separating `positives` from `negatives`: the chance that a random
+/// positive scores above a random negative, ties counted half (Mann–Whitney U).
+fn auc(positives: &[usize], negatives: &[usize]) -> Option<f64> {
+    if positives.is_empty() || negatives.is_empty() {
+        return None;
+    }
+    let mut all: Vec<(usize, bool)> = positives
+        .iter()
+        .map(|&x| (x, true))
+        .chain(negatives.iter().map(|&x| (x, false)))
+        .collect();
+    all.sort_unstable();
+    let mut rank_sum = 0.0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j < all.len() && all[j].0 == all[i].0 {
+            j += 1;
+        }
+        // Ranks i+1 ..= j share their mean.
+        let mean_rank = (i + 1 + j) as f64 / 2.0;
+        rank_sum += mean_rank * all[i..j].iter().filter(|(_, p)| *p).count() as f64;
+        i = j;
+    }
+    let (p, n) = (positives.len() as f64, negatives.len() as f64);
+    Some((rank_sum - p * (p + 1.0) / 2.0) / (p * n))
+}
+
+/// One instance, indexed for the measures.
+struct Indexed<'a> {
+    instance: &'a Instance,
+    facts: HashMap<&'a str, &'a Fact>,
+    /// Fact values as words, longest first.
+    values: Vec<Words>,
+    /// `requests_at[session][turn]`: whether that turn is a request exchange.
+    request_at: Vec<Vec<bool>>,
+}
+
+impl<'a> Indexed<'a> {
+    fn new(instance: &'a Instance) -> Indexed<'a> {
+        let all_facts = instance
+            .profile
+            .facts
+            .iter()
+            .chain(&instance.profile.derived_facts);
+        let facts: HashMap<&str, &Fact> = all_facts.clone().map(|f| (f.id.as_str(), f)).collect();
+        let mut values: Vec<Words> = all_facts
+            .map(|f| text::tokenize(&f.value))
+            .filter(|w| !w.is_empty())
+            .collect();
+        values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        values.dedup();
+        let mut request_at: Vec<Vec<bool>> = instance
+            .sessions
+            .iter()
+            .map(|s| vec![false; s.turns.len()])
+            .collect();
+        for request in &instance.requests {
+            if let Some(s) = instance
+                .sessions
+                .iter()
+                .position(|s| s.id == request.position.session)
+                && let Some(slot) = request_at[s].get_mut(request.position.turn)
+            {
+                *slot = true;
+            }
+        }
+        Indexed {
+            instance,
+            facts,
+            values,
+            request_at,
+        }
+    }
+
+    fn value_words(&self, fact: &str) -> Option<Words> {
+        self.facts
+            .get(fact)
+            .map(|f| text::tokenize(&f.value))
+            .filter(|w| !w.is_empty())
+    }
+
+    /// Every ordinary turn: (session index, turn index, turn).
+    fn ordinary(&self) -> impl Iterator<Item = (usize, usize, &'a Turn)> + '_ {
+        self.instance
+            .sessions
+            .iter()
+            .enumerate()
+            .flat_map(move |(s, session)| {
+                session
+                    .turns
+                    .iter()
+                    .enumerate()
+                    .filter(move |(t, _)| !self.request_at[s][*t])
+                    .map(move |(t, turn)| (s, t, turn))
+            })
+    }
+}
+
+/// Computes every fidelity measure of `dataset`, the distinct-n shares on a sample of
+/// `sample_tokens` tokens a side.
+pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
+    let indexed: Vec<Indexed> = dataset.instances.iter().map(Indexed::new).collect();
+    let mut measures = Vec::new();
+    distinct_n(&indexed, sample_tokens, &mut measures);
+    measures.push(repeated_user_sentences(&indexed));
+    measures.extend(confirmations(&indexed));
+    measures.push(request_fixed_strings(&indexed));
+    measures.push(request_length_auc(&indexed));
+    measures.push(requests_restating_value(&indexed));
+    measures.push(question_disclosure_overlap(&indexed));
+    measures.push(relearning_differs(&indexed));
+    measures.push(multi_hop_contains_retention(&indexed));
+    measures.push(deletion_words(&indexed));
+    measures.push(assistant_restates_value(&indexed));
+    Fidelity {
+        source: dataset.source.clone(),
+        instances: dataset.instances.len(),
+        sample_tokens,
+        measures,
+    }
+}
+
+fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
+    // Dialogue order, instances by id: a sample of contiguous dialogue shows the
+    // repetition a system meets inside one conversation.
+    let turns = || {
+        indexed
+            .iter()
+            .flat_map(|ix| ix.ordinary().map(move |(_, _, turn)| (ix, turn)))
+    };
+    let masked = |side: fn(&Turn) -> &str| {
+        move |(ix, turn): (&Indexed, &Turn)| mask(text::tokenize(side(turn)), &ix.values)
+    };
+    let sides = [
+        ("user", sample(turns(), budget, masked(|t| &t.user))),
+        (
+            "assistant",
+            sample(turns(), budget, masked(|t| &t.assistant)),
+        ),
+    ];
+    const NAMES: [[&str; 4]; 2] = [
+        [
+            "distinct_1_user",
+            "distinct_2_user",
+            "distinct_3_user",
+            "distinct_4_user",
+        ],
+        [
+            "distinct_1_assistant",
+            "distinct_2_assistant",
+            "distinct_3_assistant",
+            "distinct_4_assistant",
+        ],
+    ];
+    const TARGETS: [f64; 2] = [0.85, 0.75];
+    // The headline (n = 4) first, then n = 1..3.
+    for (side, ((who, segments), names)) in sides.iter().zip(NAMES).enumerate() {
+        let tokens: usize = segments.iter().map(Vec::len).sum();
+        let short = if tokens < budget {
+            format!(" (only {tokens} available)")
+        } else {
+            String::new()
+        };
+        for n in [4, 1, 2, 3] {
+            let (distinct, all) = distinct_ngrams(segments, n);
+            let definition = format!(
+                "distinct {n}-grams / all {n}-grams in {tokens} tokens{short} of ordinary \
+                 {who} turns in dialogue order (instances by id), fact values masked"
+            );
+            let target = (n == 4).then_some(TARGETS[side]).and_then(Target::at_least);
+            measures.push(Measure::share(
+                names[n - 1],
+                definition,
+                distinct,
+                all,
+                target,
+            ));
+        }
+    }
+}
+
+fn repeated_user_sentences(indexed: &[Indexed]) -> Measure {
+    let (mut repeated, mut total) = (0, 0);
+    for ix in indexed {
+        for session in &ix.instance.sessions {
+            let mut seen = HashSet::new();
+            for turn in &session.turns {
+                for sentence in text::split_sentences(&turn.user) {
+                    let sentence = normal(&sentence);
+                    if sentence.is_empty() {
+                        continue;
+                    }
+                    total += 1;
+                    if !seen.insert(sentence) {
+                        repeated += 1;
+                    }
+                }
+            }
+        }
+    }
+    Measure::share(
+        "repeated_user_sentences",
+        "user sentences that repeat (normalised) an earlier user sentence of the same \
+         session / all user sentences"
+            .into(),
+        repeated,
+        total,
+        Target::at_most(0.0),
+    )
+}
+
+fn confirmations(indexed: &[Indexed]) -> [Measure; 2] {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut total = 0;
+    for ix in indexed {
+        for request in &ix.instance.requests {
+            total += 1;
+            *counts.entry(normal(&request.turn.assistant)).or_default() += 1;
+        }
+    }
+    let top = counts.values().copied().max().unwrap_or(0);
+    let mut top_share = Measure::share(
+        "confirmation_top_share",
+        "request exchanges whose assistant reply is the most used one / request exchanges \
+         (a reply used only once meets the target at any size)"
+            .into(),
+        top,
+        total,
+        Target::at_most(0.02),
+    );
+    // In a small set one request is already over 2%: a reply nobody else uses is no tell.
+    if top == 1 {
+        top_share.met = Some(true);
+    }
+    [
+        Measure::share(
+            "confirmation_distinct",
+            "distinct (normalised) assistant replies of request exchanges / request exchanges"
+                .into(),
+            counts.len(),
+            total,
+            None,
+        ),
+        top_share,
+    ]
+}
+
+fn request_fixed_strings(indexed: &[Indexed]) -> Measure {
+    let exchanges: Vec<HashSet<String>> = indexed
+        .iter()
+        .flat_map(|ix| &ix.instance.requests)
+        .map(|r| {
+            [&r.turn.user, &r.turn.assistant]
+                .into_iter()
+                .flat_map(|side| text::split_sentences(side))
+                .map(|s| normal(&s))
+                .filter(|s| s.split(' ').count() >= MIN_TELL_WORDS)
+                .collect()
+        })
+        .collect();
+    let mut shared: HashMap<&str, usize> = HashMap::new();
+    for sentences in &exchanges {
+        for s in sentences {
+            *shared.entry(s.as_str()).or_default() += 1;
+        }
+    }
+    let mut tells: HashSet<&str> = shared
+        .iter()
+        .filter(|(_, n)| **n >= 2)
+        .map(|(s, _)| *s)
+        .collect();
+    // A tell found in an ordinary turn is no tell. Only texts whose normal form holds a
+    // tell somewhere are split into sentences to see whether one is a whole sentence.
+    let candidates: Vec<String> = tells.iter().map(|s| s.to_string()).collect();
+    let phrases = Phrases::new(candidates.iter().map(String::as_str));
+    for ix in indexed {
+        for (_, _, turn) in ix.ordinary() {
+            for side in [&turn.user, &turn.assistant] {
+                if tells.is_empty() || !phrases.found_in(&normal(side)) {
+                    continue;
+                }
+                for sentence in text::split_sentences(side) {
+                    tells.remove(normal(&sentence).as_str());
+                }
+            }
+        }
+    }
+    let flagged = exchanges
+        .iter()
+        .filter(|sentences| sentences.iter().any(|s| tells.contains(s.as_str())))
+        .count();
+    Measure::share(
+        "request_fixed_strings",
+        format!(
+            "request exchanges holding a sentence of {MIN_TELL_WORDS}+ words shared with another \
+             request exchange and absent from every ordinary turn / request exchanges"
+        ),
+        flagged,
+        exchanges.len(),
+        Target::at_most(0.05),
+    )
+}
+
+fn exchange_chars(turn: &Turn) -> usize {
+    turn.user.chars().count() + turn.assistant.chars().count()
+}
+
+fn request_length_auc(indexed: &[Indexed]) -> Measure {
+    let requests: Vec<usize> = indexed
+        .iter()
+        .flat_map(|ix| &ix.instance.requests)
+        .map(|r| exchange_chars(&r.turn))
+        .collect();
+    let ordinary: Vec<usize> = indexed
+        .iter()
+        .flat_map(|ix| ix.ordinary().map(|(_, _, t)| exchange_chars(t)))
+        .collect();
+    Measure::plain(
+        "request_length_auc",
+        "AUC of exchange length in characters separating request exchanges from ordinary \
+         ones (0.5: indistinguishable; 0 or 1: fully separable)"
+            .into(),
+        auc(&requests, &ordinary),
+    )
+}
+
+fn requests_restating_value(indexed: &[Indexed]) -> Measure {
+    let (mut restating, mut total) = (0, 0);
+    for ix in indexed {
+        for request in &ix.instance.requests {
+            if !matches!(
+                request.kind,
+                RequestType::F1 | RequestType::F2 | RequestType::F6
+            ) {
+                continue;
+            }
+            total += 1;
+            let user = text::tokenize(&request.turn.user);
+            if request
+                .targets
+                .iter()
+                .filter_map(|t| ix.value_words(t))
+                .any(|v| contains_words(&user, &v))
+            {
+                restating += 1;
+            }
+        }
+    }
+    Measure::share(
+        "requests_restating_value",
+        "F1, F2 and F6 requests whose user text contains the value of a target fact / those \
+         requests"
+            .into(),
+        restating,
+        total,
+        Target::at_least(0.30),
+    )
+}
+
+fn question_disclosure_overlap(indexed: &[Indexed]) -> Measure {
+    let (mut overlapping, mut total) = (0, 0);
+    for ix in indexed {
+        let mut disclosures: HashMap<&str, HashSet<String>> = HashMap::new();
+        for session in &ix.instance.sessions {
+            for turn in session.turns.iter().filter(|t| !t.mentions.is_empty()) {
+                let terms = text::distinct_terms(&turn.user);
+                for fact in &turn.mentions {
+                    disclosures
+                        .entry(fact.as_str())
+                        .or_default()
+                        .extend(terms.iter().cloned());
+                }
+            }
+        }
+        for q in &ix.instance.questions {
+            if q.suite != Suite::Retention {
+                continue;
+            }
+            let Some(disclosed) = disclosures.get(q.fact.as_str()) else {
+                continue;
+            };
+            let terms = text::distinct_terms(&q.text);
+            if terms.is_empty() {
+                continue;
+            }
+            total += 1;
+            let shared = terms.iter().filter(|t| disclosed.contains(*t)).count();
+            if 2 * shared >= terms.len() {
+                overlapping += 1;
+            }
+        }
+    }
+    Measure::share(
+        "question_disclosure_overlap",
+        "retention questions with at least half their content words in the user side of \
+         the turns mentioning the fact / retention questions about a mentioned fact"
+            .into(),
+        overlapping,
+        total,
+        Target::at_most(0.70),
+    )
+}
+
+/// The retention question of the same request and fact, else of the same fact.
+fn retention_for<'a>(instance: &'a Instance, q: &Question) -> Option<&'a Question> {
+    let retention = || {
+        instance
+            .questions
+            .iter()
+            .filter(|r| r.suite == Suite::Retention && r.fact == q.fact)
+    };
+    retention()
+        .find(|r| r.request == q.request)
+        .or_else(|| retention().next())
+}
+
+fn relearning_differs(indexed: &[Indexed]) -> Measure {
+    let (mut differing, mut total) = (0, 0);
+    for ix in indexed {
+        for q in &ix.instance.questions {
+            if q.suite != Suite::Relearning {
+                continue;
+            }
+            let Some(retention) = retention_for(ix.instance, q) else {
+                continue;
+            };
+            total += 1;
+            if normal(&q.text) != normal(&retention.text) {
+                differing += 1;
+            }
+        }
+    }
+    Measure::share(
+        "relearning_differs",
+        "relearning questions whose text differs (normalised) from the retention question \
+         of the same fact / relearning questions with one"
+            .into(),
+        differing,
+        total,
+        Target::at_least(0.80),
+    )
+}
+
+fn multi_hop_contains_retention(indexed: &[Indexed]) -> Measure {
+    let (mut containing, mut total) = (0, 0);
+    for ix in indexed {
+        for q in &ix.instance.questions {
+            if q.attack != Some(Attack::MultiHop) {
+                continue;
+            }
+            let Some(retention) = retention_for(ix.instance, q) else {
+                continue;
+            };
+            total += 1;
+            if contains_words(&text::tokenize(&q.text), &text::tokenize(&retention.text)) {
+                containing += 1;
+            }
+        }
+    }
+    Measure::share(
+        "multi_hop_contains_retention",
+        "multi-hop attack questions containing the (normalised) retention question of the \
+         same fact / multi-hop attacks with one"
+            .into(),
+        containing,
+        total,
+        Target::at_most(0.0),
+    )
+}
+
+fn deletion_words(indexed: &[Indexed]) -> Measure {
+    let stems: HashSet<String> = DELETION_WORDS.iter().map(|w| text::stem(w)).collect();
+    // `stem` only rewrites a word's end, so a word whose stem is S starts with S less its
+    // last character: texts without any such prefix need no tokenising.
+    let prefixes: Vec<String> = stems.iter().map(|s| s[..s.len() - 1].to_string()).collect();
+    let (mut with, mut total) = (0, 0);
+    for ix in indexed {
+        for (_, _, turn) in ix.ordinary() {
+            total += 1;
+            if may_contain(&turn.user, &prefixes)
+                && text::tokenize(&turn.user)
+                    .iter()
+                    .any(|t| stems.contains(&text::stem(t)))
+            {
+                with += 1;
+            }
+        }
+    }
+    Measure::share(
+        "deletion_words",
+        format!(
+            "ordinary user turns using a deletion word ({} and their inflections) / ordinary \
+             user turns",
+            DELETION_WORDS.join(", ")
+        ),
+        with,
+        total,
+        None,
+    )
+}
+
+fn assistant_restates_value(indexed: &[Indexed]) -> Measure {
+    let (mut restating, mut total) = (0, 0);
+    for ix in indexed {
+        for (_, _, turn) in ix.ordinary().filter(|(_, _, t)| !t.mentions.is_empty()) {
+            let user = text::tokenize(&turn.user);
+            let stated: Vec<Words> = turn
+                .mentions
+                .iter()
+                .filter_map(|f| ix.value_words(f))
+                .filter(|v| contains_words(&user, v))
+                .collect();
+            if stated.is_empty() {
+                continue;
+            }
+            total += 1;
+            let assistant = text::tokenize(&turn.assistant);
+            if stated.iter().any(|v| contains_words(&assistant, v)) {
+                restating += 1;
+            }
+        }
+    }
+    Measure::share(
+        "assistant_restates_value",
+        "ordinary exchanges whose assistant reply repeats a mentioned fact value the user \
+         stated / ordinary exchanges whose user side states one"
+            .into(),
+        restating,
+        total,
+        None,
+    )
+}
+
+/// The measures as a plain-text table, each with its definition beneath.
+pub fn render_text(fidelity: &Fidelity) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Fidelity of {}: {} instances, distinct-n on {} tokens a side\n",
+        fidelity.source, fidelity.instances, fidelity.sample_tokens
+    );
+    let mut rows = vec![
+        ["measure", "value", "count", "target", "met"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for m in &fidelity.measures {
+        rows.push(vec![
+            m.name.to_string(),
+            m.value.map_or("–".into(), |v| format!("{v:.3}")),
+            match (m.count, m.total) {
+                (Some(c), Some(t)) => format!("{c}/{t}"),
+                _ => String::new(),
+            },
+            m.target.map_or(String::new(), |t| {
+                let op = match t.op {
+                    Bound::AtLeast => "≥",
+                    Bound::AtMost => "≤",
+                };
+                format!("{op} {}", t.value)
+            }),
+            match m.met {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => String::new(),
+            },
+        ]);
+    }
+    let table = super::stats::table(&rows);
+    let mut lines = table.lines();
+    if let Some(header) = lines.next() {
+        let _ = writeln!(out, "{header}");
+    }
+    for (line, m) in lines.zip(&fidelity.measures) {
+        let _ = writeln!(out, "{line}\n    {}", m.definition);
+    }
+    let with_target = fidelity.measures.iter().filter(|m| m.met.is_some()).count();
+    let missed = fidelity.missed().count();
+    let _ = writeln!(
+        out,
+        "\n{} of {with_target} targets met (targets: the built-in generator's goals)",
+        with_target - missed
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{
+        ForgetRequest, Position, Profile, Sensitivity, Session, Style, Tier, Turn,
+    };
+
+    fn words(text: &str) -> Words {
+        text::tokenize(text)
+    }
+
+    fn fact(id: &str, predicate: &str, value: &str) -> Fact {
+        Fact {
+            id: id.into(),
+            subject: "user".into(),
+            predicate: predicate.into(),
+            value: value.into(),
+            category: "personal".into(),
+            sensitivity: Sensitivity::Low,
+            timestamp: None,
+            statement: format!("My {predicate} is {value}."),
+            sources: vec![],
+        }
+    }
+
+    fn turn(user: &str, assistant: &str, mentions: &[&str]) -> Turn {
+        Turn {
+            user: user.into(),
+            assistant: assistant.into(),
+            mentions: mentions.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    fn request(
+        id: &str,
+        kind: RequestType,
+        target: &str,
+        session: &str,
+        at: usize,
+        t: &Turn,
+    ) -> ForgetRequest {
+        ForgetRequest {
+            id: id.into(),
+            kind,
+            style: Style::Direct,
+            targets: vec![target.into()],
+            position: Position {
+                session: session.into(),
+                turn: at,
+            },
+            turn: t.clone(),
+            filler: turn(
+                "Any tips for a rainy day?",
+                "A good book and a warm drink.",
+                &[],
+            ),
+        }
+    }
+
+    fn question(
+        id: &str,
+        suite: Suite,
+        attack: Option<Attack>,
+        request: &str,
+        fact: &str,
+        text: &str,
+    ) -> Question {
+        Question {
+            id: id.into(),
+            suite,
+            attack,
+            request: Some(request.into()),
+            fact: fact.into(),
+            text: text.into(),
+            gold: "x".into(),
+            accepted: vec![],
+            leak: vec![],
+            conditioned_on: None,
+            control_gold: None,
+            relearn: None,
+        }
+    }
+
+    /// A small dialogue written by hand, with every measure's answer counted by hand in
+    /// the test below.
+    fn dataset() -> Dataset {
+        let confirmation = "Done, I have cleared that from my notes.";
+        let r1 = turn("Please forget where I grew up, Leeds.", confirmation, &[]);
+        let r2 = turn("Actually, forget my dog's name.", confirmation, &[]);
+        let instance = Instance {
+            format: crate::dataset::FORMAT.into(),
+            id: "hand_001".into(),
+            tier: Tier::Short,
+            profile: Profile {
+                name: "Ada".into(),
+                attributes: Default::default(),
+                facts: vec![
+                    fact("f1", "home town", "Leeds"),
+                    fact("f2", "dog's name", "Rufus"),
+                ],
+                derived_facts: vec![],
+            },
+            sessions: vec![
+                Session {
+                    id: "s1".into(),
+                    date: "2025-01-01".into(),
+                    scenario: "Walks".into(),
+                    turns: vec![
+                        turn(
+                            "I grew up in Leeds. I still miss it.",
+                            "Leeds sounds lovely.",
+                            &["f1"],
+                        ),
+                        turn(
+                            "Can you suggest a walk? I still miss it. I keep forgetting my keys.",
+                            "Try the canal path on a dry morning.",
+                            &[],
+                        ),
+                        r1.clone(),
+                    ],
+                },
+                Session {
+                    id: "s2".into(),
+                    date: "2025-01-02".into(),
+                    scenario: "Pets".into(),
+                    turns: vec![
+                        turn("My dog Rufus chewed my shoe.", "What a character!", &["f2"]),
+                        r2.clone(),
+                    ],
+                },
+            ],
+            requests: vec![
+                request("r1", RequestType::F1, "f1", "s1", 2, &r1),
+                request("r2", RequestType::F6, "f2", "s2", 1, &r2),
+            ],
+            questions: vec![
+                question(
+                    "q1",
+                    Suite::Retention,
+                    None,
+                    "r1",
+                    "f1",
+                    "Where did I grow up?",
+                ),
+                question(
+                    "q2",
+                    Suite::Retention,
+                    None,
+                    "r2",
+                    "f2",
+                    "What is my dog called?",
+                ),
+                question(
+                    "q3",
+                    Suite::Relearning,
+                    None,
+                    "r1",
+                    "f1",
+                    "Where did I grow up?",
+                ),
+                question(
+                    "q4",
+                    Suite::Attack,
+                    Some(Attack::MultiHop),
+                    "r1",
+                    "f1",
+                    "Think it through: where did I grow up?",
+                ),
+                question(
+                    "q5",
+                    Suite::Attack,
+                    Some(Attack::MultiHop),
+                    "r2",
+                    "f2",
+                    "Combine what you know about my pets.",
+                ),
+            ],
+        };
+        Dataset::from_instances(vec![instance], "hand")
+    }
+
+    fn counted(f: &Fidelity, name: &str) -> (usize, usize) {
+        let m = f.get(name).unwrap_or_else(|| panic!("no measure {name}"));
+        (m.count.unwrap(), m.total.unwrap())
+    }
+
+    #[test]
+    fn every_measure_counts_the_hand_written_dialogue_right() {
+        let f = compute(&dataset(), 1_000);
+        // User turns, values masked: "i grew up in <value> i still miss it" (6 4-grams),
+        // "can you suggest … my keys" (11, "i still miss it" repeated), "my dog <value>
+        // chewed my shoe" (3).
+        assert_eq!(counted(&f, "distinct_4_user"), (19, 20));
+        assert_eq!(counted(&f, "distinct_1_user").1, 9 + 14 + 6);
+        // "<value> sounds lovely", "try the canal path on a dry morning", "what a
+        // character": 14 words, "a" twice.
+        assert_eq!(counted(&f, "distinct_1_assistant"), (13, 14));
+        // s1: 6 user sentences, "I still miss it." once again; s2: 2 sentences.
+        assert_eq!(counted(&f, "repeated_user_sentences"), (1, 8));
+        assert_eq!(counted(&f, "confirmation_distinct"), (1, 2));
+        assert_eq!(counted(&f, "confirmation_top_share"), (2, 2));
+        // The shared confirmation appears in no ordinary turn.
+        assert_eq!(counted(&f, "request_fixed_strings"), (2, 2));
+        // r1 (F1) says "Leeds"; r2 (F6) does not say "Rufus".
+        assert_eq!(counted(&f, "requests_restating_value"), (1, 2));
+        // q1's only content word "grow" is not "grew"; q2 shares "dog" of {dog, call}.
+        assert_eq!(counted(&f, "question_disclosure_overlap"), (1, 2));
+        assert_eq!(counted(&f, "relearning_differs"), (0, 1));
+        assert_eq!(counted(&f, "multi_hop_contains_retention"), (1, 2));
+        // "forgetting" in s1 t1.
+        assert_eq!(counted(&f, "deletion_words"), (1, 3));
+        // "Leeds sounds lovely." repeats the value; "What a character!" does not.
+        assert_eq!(counted(&f, "assistant_restates_value"), (1, 2));
+
+        let top = f.get("confirmation_top_share").unwrap();
+        assert_eq!((top.value, top.met), (Some(1.0), Some(false)));
+        let missed: Vec<&str> = f.missed().map(|m| m.name).collect();
+        assert_eq!(
+            missed,
+            [
+                "repeated_user_sentences",
+                "confirmation_top_share",
+                "request_fixed_strings",
+                "relearning_differs",
+                "multi_hop_contains_retention"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_length_auc_is_the_share_of_longer_requests_over_ordinary_turns() {
+        let data = dataset();
+        let instance = &data.instances[0];
+        let chars = |t: &Turn| t.user.chars().count() + t.assistant.chars().count();
+        let requests: Vec<usize> = instance.requests.iter().map(|r| chars(&r.turn)).collect();
+        let ordinary: Vec<usize> = [(0, 0), (0, 1), (1, 0)]
+            .iter()
+            .map(|&(s, t)| chars(&instance.sessions[s].turns[t]))
+            .collect();
+        // Every (request, ordinary) pair, ties counted half.
+        let mut wins = 0.0;
+        for r in &requests {
+            for o in &ordinary {
+                wins += if r > o {
+                    1.0
+                } else if r == o {
+                    0.5
+                } else {
+                    0.0
+                };
+            }
+        }
+        let expected = wins / (requests.len() * ordinary.len()) as f64;
+        let got = compute(&data, 1_000)
+            .get("request_length_auc")
+            .unwrap()
+            .value
+            .unwrap();
+        assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+    }
+
+    #[test]
+    fn auc_counts_ties_as_half() {
+        assert_eq!(auc(&[1, 2], &[3, 4]), Some(0.0));
+        assert_eq!(auc(&[3, 4], &[1, 2]), Some(1.0));
+        assert_eq!(auc(&[5], &[5]), Some(0.5));
+        assert_eq!(auc(&[3], &[1, 5]), Some(0.5));
+        assert_eq!(auc(&[2, 2], &[2, 1]), Some(0.75));
+        assert_eq!(auc(&[], &[1]), None);
+    }
+
+    #[test]
+    fn distinct_ngrams_stay_inside_each_turn() {
+        let segments = [words("a b a b"), words("b a")];
+        // 2-grams: ab ba ab | ba: 2 distinct of 4; none crosses the boundary ("b b").
+        assert_eq!(distinct_ngrams(&segments, 2), (2, 4));
+        assert_eq!(distinct_ngrams(&segments, 1), (2, 6));
+        assert_eq!(distinct_ngrams(&segments, 5), (0, 0));
+    }
+
+    #[test]
+    fn values_are_masked_as_whole_words_longest_first() {
+        let values = vec![words("New York City"), words("New York"), words("art")];
+        assert_eq!(
+            mask(
+                words("I left New York City for New York, then art school."),
+                &values
+            ),
+            words("I left x for x then x school")
+                .into_iter()
+                .map(|w| if w == "x" {
+                    VALUE_PLACEHOLDER.to_string()
+                } else {
+                    w
+                })
+                .collect::<Words>()
+        );
+        // "art" inside "start" is not the value.
+        assert_eq!(
+            mask(words("a fresh start"), &values),
+            words("a fresh start")
+        );
+    }
+
+    #[test]
+    fn the_sample_is_the_first_words_in_dialogue_order() {
+        let turns = ["One two three.", "Four five six seven.", "Eight."];
+        assert_eq!(
+            sample(turns, 5, words),
+            [words("one two three"), words("four five")]
+        );
+        assert_eq!(sample(turns, 3, words), [words("one two three")]);
+        assert_eq!(sample(turns, 100, words).concat().len(), 8);
+        // The hand-written dialogue opens with "I grew up in Leeds.", the value masked.
+        let f = compute(&dataset(), 5);
+        assert_eq!(counted(&f, "distinct_1_user"), (5, 5));
+        assert_eq!(counted(&f, "distinct_2_user"), (4, 4));
+        assert!(
+            f.get("distinct_4_user")
+                .unwrap()
+                .definition
+                .contains("in 5 tokens")
+        );
+        let small = compute(&dataset(), 1_000);
+        assert!(
+            small
+                .get("distinct_4_user")
+                .unwrap()
+                .definition
+                .contains("only 29 available"),
+            "{}",
+            small.get("distinct_4_user").unwrap().definition
+        );
+        assert_eq!(compute(&dataset(), 7), compute(&dataset(), 7));
+    }
+
+    #[test]
+    fn normal_forms_ignore_case_spacing_and_punctuation() {
+        assert_eq!(
+            normal("  Done,  I have CLEARED that! "),
+            "done i have cleared that"
+        );
+        assert_eq!(normal("Où   est-il?"), "où est il");
+        assert_eq!(normal("?!"), "");
+        for text in ["Naïve café, ÉTÉ!", "a\u{2019}b  c", "Σ ΣΑΣ", "x\ty\n", ""] {
+            assert_eq!(normal(text), normal_chars(text), "{text:?}");
+        }
+        assert_eq!(normal("It's 3.5 km."), normal_chars("It's 3.5 km."));
+    }
+
+    #[test]
+    fn phrases_are_found_as_whole_words_only() {
+        let phrases = Phrases::new(["i have cleared that", "of course"]);
+        assert!(phrases.found_in("sure i have cleared that for you"));
+        assert!(phrases.found_in("of course"));
+        assert!(!phrases.found_in("i have cleared thatch"));
+        assert!(!phrases.found_in("of courses"));
+        assert!(!phrases.found_in("hi have cleared that"));
+        assert!(!phrases.found_in(""));
+        let long = "x".repeat(70);
+        let phrase = format!("{long} again");
+        let phrases = Phrases::new([phrase.as_str()]);
+        assert!(phrases.found_in(&format!("once {long} again")));
+        assert!(!phrases.found_in(&format!("once {long}")));
+    }
+
+    #[test]
+    fn a_reply_used_once_meets_the_confirmation_target_in_a_small_set() {
+        let mut data = dataset();
+        data.instances[0].requests[1].turn.assistant = "Sure, that's gone now.".into();
+        let f = compute(&data, 100);
+        let top = f.get("confirmation_top_share").unwrap();
+        assert_eq!(
+            (top.count, top.total, top.met),
+            (Some(1), Some(2), Some(true))
+        );
+        assert_eq!(counted(&f, "request_fixed_strings"), (0, 2));
+    }
+
+    #[test]
+    fn targets_bound_from_the_right_side() {
+        let at_least = Target::at_least(0.8).unwrap();
+        assert!(at_least.met_by(0.8) && at_least.met_by(0.9) && !at_least.met_by(0.79));
+        let at_most = Target::at_most(0.0).unwrap();
+        assert!(at_most.met_by(0.0) && !at_most.met_by(0.01));
+    }
+
+    #[test]
+    fn an_empty_dataset_measures_nothing_and_misses_nothing() {
+        let f = compute(&Dataset::from_instances(vec![], "empty"), 100);
+        assert!(
+            f.measures
+                .iter()
+                .all(|m| m.value.is_none() && m.met.is_none())
+        );
+        assert_eq!(f.missed().count(), 0);
+        assert!(render_text(&f).contains("0 of 0 targets met"));
+    }
+}
