@@ -75,11 +75,15 @@ pub struct Phrases {
     pub follow_ups: Split,
     /// Confirmation openers.
     pub confirm_open: Split,
-    /// Confirmation of a deletion.
+    /// Confirmation of a deletion: `{ref}`.
     pub confirm_delete: Split,
+    /// What a deletion confirmation calls the forgotten thing ("that detail").
+    pub confirm_refs: Split,
+    /// Endings of a confirmation's main clause ("for good").
+    pub confirm_tails: Split,
     /// Confirmation of an update.
     pub confirm_update: Split,
-    /// Confirmation closers.
+    /// Confirmation closers, as clauses after a semicolon.
     pub confirm_close: Split,
     /// Lead-ins before a disclosure.
     pub mention_leads: Split,
@@ -112,6 +116,8 @@ pub struct Talk {
     pub reactions: Vec<String>,
     /// Question frames: `{topic}`, `{constraint}`.
     pub ask_frames: Vec<String>,
+    /// Words for the scenario's topic once the conversation is on it ("this").
+    pub topic_pronouns: Vec<String>,
     /// Constraints the user works under.
     pub constraints: Vec<String>,
     /// When something happened.
@@ -217,6 +223,8 @@ pub fn splits() -> Vec<(String, &'static Split)> {
         ("follow_ups".into(), &p.follow_ups),
         ("confirm_open".into(), &p.confirm_open),
         ("confirm_delete".into(), &p.confirm_delete),
+        ("confirm_refs".into(), &p.confirm_refs),
+        ("confirm_tails".into(), &p.confirm_tails),
         ("confirm_update".into(), &p.confirm_update),
         ("confirm_close".into(), &p.confirm_close),
         ("mention_leads".into(), &p.mention_leads),
@@ -364,7 +372,8 @@ mod tests {
             &p.leads,
             &p.follow_ups,
             &p.confirm_open,
-            &p.confirm_delete,
+            &p.confirm_refs,
+            &p.confirm_tails,
             &p.confirm_update,
             &p.confirm_close,
             &p.mention_leads,
@@ -393,6 +402,7 @@ mod tests {
             &t.reactions,
             &t.ask_frames,
             &t.constraints,
+            &t.topic_pronouns,
             &t.times,
             &t.happenings,
             &t.subjects,

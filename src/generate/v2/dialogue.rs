@@ -42,10 +42,10 @@ pub fn sentences(text: &str) -> Vec<&str> {
 fn fresh(
     rng: &mut Rng,
     used: &mut Used,
-    mut make: impl FnMut(&mut Rng) -> String,
+    mut make: impl FnMut(&mut Rng, &Used) -> String,
 ) -> Option<String> {
     for _ in 0..30 {
-        let s = make(rng);
+        let s = make(rng, used);
         if !s.is_empty() && sentences(&s).iter().all(|x| !used.contains(*x)) {
             for x in sentences(&s) {
                 used.insert(x.to_string());
@@ -54,6 +54,16 @@ fn fresh(
         }
     }
     None
+}
+
+/// Whether a part of a composed sentence was used in the session already (parts
+/// are kept in the same set as sentences, marked so that they never equal one).
+fn part_used(used: &Used, part: &str) -> bool {
+    used.contains(&format!("\u{1}{part}"))
+}
+
+fn mark_part(used: &mut Used, part: &str) {
+    used.insert(format!("\u{1}{part}"));
 }
 
 fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) -> String {
@@ -85,20 +95,46 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
             return a;
         }
     }
-    fresh(rng, used, |rng| {
+    let mut parts = (String::new(), String::new());
+    let ask = fresh(rng, used, |rng, used| {
         let frame = rng.text(&talk.ask_frames);
         let constraint = rng.text(&talk.constraints);
-        with_scenario(frame, scenario, &[("constraint", constraint)])
+        // Parts already used in the session are drawn again, once in a while only.
+        if (part_used(used, frame) || part_used(used, constraint)) && !rng.chance(1, 8) {
+            return String::new();
+        }
+        parts = (frame.to_string(), constraint.to_string());
+        // The topic by name, or by a pronoun once the conversation is on it.
+        let topic = if rng.chance(2, 5) {
+            rng.text(&talk.topic_pronouns).to_string()
+        } else {
+            scenario.topic.clone()
+        };
+        fill(frame, &|key| match key {
+            "topic" => Some(topic.clone()),
+            "constraint" => Some(constraint.to_string()),
+            _ => None,
+        })
     })
-    .unwrap_or_default()
+    .unwrap_or_default();
+    if !ask.is_empty() {
+        mark_part(used, &parts.0);
+        mark_part(used, &parts.1);
+    }
+    ask
 }
 
 /// Something that happened lately, maybe with how the user feels about it.
 fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
-    let happened = fresh(rng, used, |rng| {
+    let mut parts = (String::new(), String::new());
+    let happened = fresh(rng, used, |rng, used| {
         let time = rng.text(&talk.times);
         let happening = rng.text(&talk.happenings);
+        if (part_used(used, time) || part_used(used, happening)) && !rng.chance(1, 8) {
+            return String::new();
+        }
+        parts = (time.to_string(), happening.to_string());
         // Someone else did it, now and then (past tense agrees with any subject).
         let happening = match happening.strip_prefix("I ") {
             Some(rest)
@@ -111,8 +147,12 @@ fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
         format!("{time}, {happening}.")
     })
     .unwrap_or_default();
+    if !happened.is_empty() {
+        mark_part(used, &parts.0);
+        mark_part(used, &parts.1);
+    }
     let feeling = if !happened.is_empty() && rng.chance(2, 5) {
-        fresh(rng, used, |rng| rng.text(&talk.feelings).to_string()).unwrap_or_default()
+        fresh(rng, used, |rng, _| rng.text(&talk.feelings).to_string()).unwrap_or_default()
     } else {
         String::new()
     };
@@ -121,9 +161,12 @@ fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
 
 fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
-    fresh(rng, used, |rng| {
+    fresh(rng, used, |rng, used| {
         let i = rng.text(&talk.interjections);
         let r = rng.text(&talk.reactions);
+        if part_used(used, r) && !rng.chance(1, 8) {
+            return String::new();
+        }
         if r.starts_with("I ") || r.starts_with("I'") {
             format!("{i} {r}")
         } else {
@@ -131,6 +174,15 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
         }
     })
     .unwrap_or_default()
+}
+
+/// The part of a reaction after its interjection, to mark it used.
+fn reaction_core(reaction: &str) -> Option<&'static String> {
+    data()
+        .talk
+        .reactions
+        .iter()
+        .find(|r| reaction.to_lowercase().ends_with(&r.to_lowercase()))
 }
 
 /// Something to do: one of the listed actions or a verb, an object and an ending.
@@ -205,6 +257,9 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     } else {
         String::new()
     };
+    if let Some(core) = reaction_core(&reaction) {
+        mark_part(used, core);
+    }
     let ask = user_ask(rng, scenario, used);
     let detail = if rng.chance(3, 5) {
         user_detail(rng, used)
@@ -369,7 +424,7 @@ fn mention_turn(
     let mut mentions = vec![profile.facts[fact].id.clone()];
     let value = spoken_value(rng, &profile.facts[fact].value);
     let when = event_when(rng, ctx, fact, today);
-    let main = fresh(rng, used, |rng| {
+    let main = fresh(rng, used, |rng, _| {
         disclose(rng, ctx, fact, &value, when.as_deref())
     })
     .unwrap_or_else(|| disclose(rng, ctx, fact, &value, when.as_deref()));
@@ -379,7 +434,7 @@ fn mention_turn(
         let v = spoken_value(rng, &profile.facts[g].value);
         let w = event_when(rng, ctx, g, today);
         mentions.push(profile.facts[g].id.clone());
-        fresh(rng, used, |rng| disclose(rng, ctx, g, &v, w.as_deref())).unwrap_or_default()
+        fresh(rng, used, |rng, _| disclose(rng, ctx, g, &v, w.as_deref())).unwrap_or_default()
     } else {
         String::new()
     };

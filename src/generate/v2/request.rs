@@ -13,7 +13,7 @@ use crate::generate::data::data as v1_data;
 use crate::generate::plan::RequestPlan;
 use crate::generate::profile::FactRef;
 use crate::generate::rng::Rng;
-use crate::generate::text::{Date, MONTHS, Month, and_list, capitalize, fill, join};
+use crate::generate::text::{Date, MONTHS, Month, and_list, capitalize, fill, join, lower_first};
 
 /// The realised exchange of a request.
 pub struct RequestText {
@@ -145,22 +145,37 @@ fn what(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date) -> String 
     }
 }
 
-/// A confirmation composed for one request: never a target's value.
+/// A confirmation composed for one request, one sentence long: an opener, what was
+/// done (to "that detail", "what you told me", …), maybe how, maybe a closing clause.
+/// It never holds a target's value.
 fn confirmation(rng: &mut Rng, ctx: &Context, update: bool) -> String {
     let p = &data().phrases;
     let phr = ctx.phrasing;
     let open = p.confirm_open.pick(rng, phr);
     let body = if update {
-        p.confirm_update.pick(rng, phr)
+        p.confirm_update.pick(rng, phr).to_string()
     } else {
-        p.confirm_delete.pick(rng, phr)
+        let what = p.confirm_refs.pick(rng, phr);
+        fill(p.confirm_delete.pick(rng, phr), &|k| {
+            (k == "ref").then(|| what.to_string())
+        })
+    };
+    let body = if body.starts_with("I ") || body.starts_with("I'") {
+        body
+    } else {
+        lower_first(&body)
+    };
+    let tail = if !update && rng.chance(1, 2) {
+        format!(" {}", p.confirm_tails.pick(rng, phr))
+    } else {
+        String::new()
     };
     let close = if rng.chance(3, 5) {
-        p.confirm_close.pick(rng, phr)
+        format!("; {}", p.confirm_close.pick(rng, phr))
     } else {
-        ""
+        String::new()
     };
-    join(&[open, body, close])
+    format!("{open}, {body}{tail}{close}.")
 }
 
 /// Writes one request said in a session held on `today`.
@@ -197,7 +212,13 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
     } else {
         ""
     };
-    let follow = if rng.chance(2, 5) {
+    // One colon a sentence: no lead ending in one before a request holding one.
+    let lead = if lead.ends_with(':') && sentence.contains(':') {
+        ""
+    } else {
+        lead
+    };
+    let follow = if req.kind != RequestType::F6 && rng.chance(2, 5) {
         p.follow_ups.pick(rng, phr)
     } else {
         ""
