@@ -185,33 +185,47 @@ fn reaction_core(reaction: &str) -> Option<&'static String> {
         .find(|r| reaction.to_lowercase().ends_with(&r.to_lowercase()))
 }
 
+/// One entry of `list` the assistant has not used in the session yet, if one turns
+/// up within a few draws (else any); marks it used.
+fn assistant_part<'a>(rng: &mut Rng, used: &mut Used, list: &'a [String]) -> &'a str {
+    let mut pick = rng.text(list);
+    for _ in 0..6 {
+        if !used.contains(&format!("\u{2}{pick}")) {
+            break;
+        }
+        pick = rng.text(list);
+    }
+    used.insert(format!("\u{2}{pick}"));
+    pick
+}
+
 /// Something to do: one of the listed actions or a verb, an object and an ending.
-fn action(rng: &mut Rng) -> String {
+fn action(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
     if rng.chance(2, 5) {
-        return rng.text(&talk.actions).to_string();
+        return assistant_part(rng, used, &talk.actions).to_string();
     }
-    let verb = rng.text(&talk.action_verbs);
-    let object = rng.text(&talk.action_objects);
+    let verb = assistant_part(rng, used, &talk.action_verbs);
+    let object = assistant_part(rng, used, &talk.action_objects);
     let tail = rng.text(&talk.action_tails);
     join(&[verb, object, tail])
 }
 
 /// Advice of two to seven sentences.
-fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str) -> String {
+fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Used) -> String {
     let talk = &data().talk;
     let open = if lead.is_empty() && rng.chance(1, 3) {
-        rng.text(&talk.assistant_opens)
+        assistant_part(rng, used, &talk.assistant_opens)
     } else {
         ""
     };
-    let advice = |rng: &mut Rng| {
-        let action = action(rng);
+    let advice = |rng: &mut Rng, used: &mut Used| {
+        let action = action(rng, used);
         if rng.chance(1, 3) {
-            let connector = rng.text(&talk.connectors);
+            let connector = assistant_part(rng, used, &talk.connectors);
             return format!("{connector} {action}.");
         }
-        let frame = rng.text(&talk.advice_frames);
+        let frame = assistant_part(rng, used, &talk.advice_frames);
         with_scenario(frame, scenario, &[("action", &action)])
     };
     let tips = rng.sample(&scenario.tips, 2);
@@ -219,28 +233,29 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str) -> String {
     if rng.chance(1, 3) {
         parts.push(tips[0].clone());
     }
-    parts.push(advice(rng));
+    parts.push(advice(rng, used));
     if rng.chance(3, 5) {
-        parts.push(rng.text(&talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
     }
     if rng.chance(3, 5) {
-        parts.push(advice(rng));
+        parts.push(advice(rng, used));
     }
     if rng.chance(1, 2) {
-        parts.push(advice(rng));
+        parts.push(advice(rng, used));
     }
     if rng.chance(1, 5) {
         parts.push(tips[1].clone());
     }
     if rng.chance(1, 4) {
-        parts.push(rng.text(&talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
     }
     if rng.chance(1, 2) {
         let closer = if rng.chance(3, 5) {
             let plan = rng.text(&talk.plans);
-            with_scenario(rng.text(&talk.closer_frames), scenario, &[("plan", plan)])
+            let frame = assistant_part(rng, used, &talk.closer_frames);
+            with_scenario(frame, scenario, &[("plan", plan)])
         } else {
-            rng.text(&talk.closers).to_string()
+            assistant_part(rng, used, &talk.closers).to_string()
         };
         parts.push(closer);
     }
@@ -282,7 +297,7 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     }
     Turn {
         user,
-        assistant: assistant_reply(rng, scenario, ""),
+        assistant: assistant_reply(rng, scenario, "", used),
         mentions: Vec::new(),
     }
 }
@@ -457,7 +472,7 @@ fn mention_turn(
     };
     Turn {
         user: join(&[&main, &extra, &ask]),
-        assistant: assistant_reply(rng, scenario, &lead),
+        assistant: assistant_reply(rng, scenario, &lead, used),
         mentions,
     }
 }
