@@ -56,11 +56,11 @@ fn paraphrases(ctx: &Context, fact: FactRef) -> Vec<String> {
     }
 }
 
-/// A question about a fact: three times in five its own question in a frame, else
+/// A question about a fact: two times in three its own question in a frame, else
 /// one of its paraphrases. Returns the text and whether it is a paraphrase.
 fn ask(rng: &mut Rng, ctx: &Context, fact: FactRef) -> (String, bool) {
     let options = paraphrases(ctx, fact);
-    if options.is_empty() || rng.chance(3, 5) {
+    if options.is_empty() || rng.chance(2, 3) {
         (framed(rng, ctx, fact), false)
     } else {
         (options[rng.below(options.len())].clone(), true)

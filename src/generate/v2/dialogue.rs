@@ -387,13 +387,13 @@ pub fn disclosure(
     let t = f.template;
     let when = when.or(f.when.as_deref());
     let v2 = data();
-    let form = rng.below(10);
+    let form = rng.below(20);
     let sentence = match (form, v2.facts.get(&t.key)) {
-        (0..=4, Some(phrases)) => {
+        (0..=6, Some(phrases)) => {
             ctx.profile
                 .render(phrases.says.pick(rng, ctx.phrasing), value, when)
         }
-        (5..=7, _) | (_, None) => {
+        (7..=14, _) | (_, None) => {
             let own = parity(&t.say, ctx.phrasing);
             ctx.profile.render(own[rng.below(own.len())], value, when)
         }
