@@ -49,13 +49,12 @@ pub const DEFAULT_SEED: u64 = 42;
 #[non_exhaustive]
 pub enum Generator {
     /// The first generator, kept byte for byte: small sentence pools, requests that
-    /// name the attribute, one fixed confirmation pool. It has a single phrasing
-    /// inventory, so [`Phrasing`] does not apply to it.
-    #[default]
+    /// name the attribute, one fixed confirmation pool, a single phrasing inventory.
     V1,
-    /// Compositional dialogue, requests in the paper's manner (some restating the
-    /// value), generated confirmations, questions worded as people ask them, and a
-    /// dev/test split of every phrasing inventory.
+    /// The default: compositional dialogue, requests in the paper's manner (some
+    /// restating the value), confirmations composed per request, questions worded as
+    /// people ask them, and a dev/test split of every phrasing inventory.
+    #[default]
     V2,
 }
 

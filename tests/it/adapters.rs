@@ -19,11 +19,13 @@ use std::time::Duration;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_bemula");
 
-/// Two short instances of the generated Lite data.
+/// Two short instances of the generated Lite data of generator v1, whose questions the
+/// fault-injecting adapter fixtures key on.
 fn instances() -> Vec<Instance> {
     generate(&GenConfig {
         seed: 42,
         lite: true,
+        generator: bemula::generate::Generator::V1,
         ..Default::default()
     })
     .instances

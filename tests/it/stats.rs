@@ -342,7 +342,9 @@ fn fidelity_measures_the_generated_set_and_prints_a_table() {
     let (code, out, err) = bemula(&["stats", "--fidelity"]);
     assert_eq!(code, 0, "a report exits 0 without --check: {err}");
     assert!(
-        out.starts_with("Fidelity of generated (seed 42): 50 instances"),
+        out.starts_with(
+            "Fidelity of generated (seed 42, generator v2, phrasing all): 50 instances"
+        ),
         "{out}"
     );
     let header = out.lines().find(|l| l.starts_with("measure")).unwrap();
