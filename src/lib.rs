@@ -52,19 +52,22 @@
 //! ## Lower level: the runner and the metrics
 //!
 //! Generate the synthetic Bemula-Lite data, run a built-in system through the
-//! protocol, and compute the paper's metrics:
+//! protocol, and compute the paper's metrics. The `oracle` reader answers with the
+//! asked value whenever a retrieved memory holds it, so the figures measure what the
+//! system keeps rather than how well an offline reader follows a paraphrase
+//! ([`answer::Extractive`] is the offline reader of plain text):
 //!
 //! ```
-//! use bemula::{answer::Extractive, generate, judge::rule::RuleJudge, metrics, system::builtin};
+//! use bemula::{generate, judge::rule::RuleJudge, metrics, oracle::Oracle, system::builtin};
 //! use bemula::run::{RunConfig, Runner};
 //! use std::sync::Arc;
 //!
 //! let data = generate::generate(&generate::GenConfig { seed: 42, lite: true, ..Default::default() });
-//! let system = builtin::factory("naive-rag").expect("a built-in system");
-//! let runner = Runner::new(system, Arc::new(Extractive), Arc::new(RuleJudge), RunConfig::default());
+//! let system = builtin::factory("transcript").expect("a built-in system");
+//! let runner = Runner::new(system, Arc::new(Oracle::new()), Arc::new(RuleJudge), RunConfig::default());
 //! let records = tokio::runtime::Runtime::new()?.block_on(runner.run_all(&data.instances[..2]));
 //! let m = metrics::compute(&records);
-//! assert!(m.ra.unwrap() > 0.5, "naive RAG remembers");
+//! assert!(m.ra.unwrap() > 0.5, "a transcript remembers");
 //! assert!(m.fe.unwrap() < 0.5, "but has no way to forget");
 //! # Ok::<(), std::io::Error>(())
 //! ```
