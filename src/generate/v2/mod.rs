@@ -15,6 +15,7 @@
 mod ask;
 pub(crate) mod data;
 mod dialogue;
+mod persona;
 mod request;
 mod when;
 
@@ -28,7 +29,8 @@ use std::collections::BTreeSet;
 /// Generates one instance with generator v2.
 pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> Instance {
     let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
-    let (profile, plan) = plan_instance(spec, &mut rng);
+    let (mut profile, plan) = plan_instance(spec, &mut rng);
+    persona::make_consistent(&mut profile, &mut rng);
     // What a turn may add beside its own disclosure: facts no request claims and no
     // preservation question asks about, so they may be said anywhere.
     let free = free_facts(&profile, &plan);
@@ -174,6 +176,48 @@ pub(crate) fn second_person(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v2_profiles_never_contradict_their_persona() {
+        let rule_values: Vec<&str> = persona::rules().iter().map(|r| r.value.as_str()).collect();
+        let vocab = crate::generate::data::data()
+            .vocab
+            .values()
+            .flatten()
+            .collect::<Vec<_>>();
+        for v in &rule_values {
+            assert!(
+                vocab.iter().any(|w| w == v),
+                "rule on a value no list holds: {v}"
+            );
+        }
+        let mut checked = 0;
+        for seed in 0..40u64 {
+            for spec in crate::generate::global_plan(seed).iter().step_by(7) {
+                let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
+                let (mut profile, _) = plan_instance(spec, &mut rng);
+                let broken_before = profile
+                    .facts
+                    .iter()
+                    .filter(|f| !persona::fits(&profile, &f.value))
+                    .count();
+                persona::make_consistent(&mut profile, &mut rng);
+                for f in &profile.facts {
+                    assert!(
+                        persona::fits(&profile, &f.value),
+                        "seed {seed} {}: {} contradicts the persona",
+                        spec.id,
+                        f.value
+                    );
+                }
+                checked += broken_before;
+            }
+        }
+        assert!(
+            checked > 0,
+            "no profile needed a fix: the rules test nothing"
+        );
+    }
 
     #[test]
     fn second_person_turns_first_person_words() {
