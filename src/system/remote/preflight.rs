@@ -527,7 +527,7 @@ impl Preflight {
             .filter(|f| matches!(f.outcome, Outcome::Passed(_)))
             .count();
         let mut line = format!(
-            "preflight of adapter `{}`: {passed} of {} checks passed in {:.1}s",
+            "preflight of adapter `{}`: {passed} of {} checks passed in {:.2}s",
             self.spec,
             self.findings.len(),
             self.elapsed.as_secs_f64()
@@ -548,7 +548,7 @@ impl Preflight {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
     "preflight of adapter `{spec}` failed: {property}: {seen} (the run would give wrong \
-     scores; fix the adapter, or skip with --no-preflight)"
+     scores; fix the adapter, or skip with --no-preflight or BEMULA_NO_PREFLIGHT=1)"
 )]
 pub struct PreflightError {
     /// The adapter spec.
