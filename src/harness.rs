@@ -1588,6 +1588,29 @@ mod tests {
     }
 
     #[test]
+    fn the_preflight_is_on_unless_the_builder_or_the_environment_turns_it_off() {
+        assert!(harness_with(&[]).settings().unwrap().preflight);
+        assert!(
+            !harness_with(&[])
+                .preflight(false)
+                .settings()
+                .unwrap()
+                .preflight
+        );
+        let off = harness_with(&[("BEMULA_NO_PREFLIGHT", "1")]);
+        assert!(!off.settings().unwrap().preflight);
+        let on = harness_with(&[("BEMULA_NO_PREFLIGHT", "0")]).preflight(false);
+        assert!(
+            on.settings().unwrap().preflight,
+            "the environment overrides"
+        );
+        let err = harness_with(&[("BEMULA_NO_PREFLIGHT", "skip")])
+            .settings()
+            .unwrap_err();
+        assert_eq!(err.name, "BEMULA_NO_PREFLIGHT", "{err}");
+    }
+
+    #[test]
     fn malformed_values_are_errors_naming_the_variable() {
         for (name, value) in [
             ("BEMULA_MIN_RPR", "1.5"),

@@ -272,7 +272,7 @@ pub struct AdapterArgs {
     /// Skip the preflight: the few seconds of checks (the two versions of an instance
     /// kept apart, reset scope, concurrent calls) an adapter passes before any instance
     /// runs. Built-in systems are never preflighted.
-    #[arg(long, env = "BEMULA_NO_PREFLIGHT")]
+    #[arg(long, env = "BEMULA_NO_PREFLIGHT", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_preflight: bool,
 }
 

@@ -378,15 +378,30 @@ pub(crate) async fn check_concurrency(
         }
     }
     // Every namespace holds the same lockers with its own codes: a mixed-up store
-    // answers with another namespace's code.
+    // answers with another namespace's code. All are filled at once, then all asked at
+    // once, so every namespace exists while the others are served.
     let mut tasks = tokio::task::JoinSet::new();
     for (group, mut probe) in probes.into_iter().enumerate() {
         let facts: Vec<String> = (0..BURST_FACTS)
             .map(|item| locker_fact(40 + item, &canary.token(group + 1, item)))
             .collect();
         tasks.spawn(async move {
+            let result = probe.ingest(&facts).await.map(drop);
+            (group, probe, result)
+        });
+    }
+    let mut filled = Vec::with_capacity(BURST_NAMESPACES);
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(done) => filled.push(done),
+            Err(e) => return finding(Outcome::Failed(format!("a concurrent task failed: {e}"))),
+        }
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (group, mut probe, filled) in filled {
+        tasks.spawn(async move {
             let result: BurstResult = async {
-                probe.ingest(&facts).await?;
+                filled?;
                 let mut replies = Vec::with_capacity(BURST_FACTS);
                 for item in 0..BURST_FACTS {
                     replies.push(probe.ask(&locker_question(40 + item)).await?);
@@ -620,6 +635,103 @@ mod tests {
         }
         let burst = check_concurrency(factory.as_ref(), &canary, recalls).await;
         assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+
+    /// A store shared by every system of a factory, keyed by `key(namespace)`; `reset`
+    /// clears the whole store when `global`.
+    #[derive(Clone)]
+    struct Shared {
+        store: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>>,
+        key: fn(&Namespace) -> String,
+        global: bool,
+    }
+
+    impl crate::system::MemorySystem for Shared {
+        fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+            let mut store = self.store.lock().unwrap();
+            if self.global {
+                store.clear();
+            }
+            store.insert((self.key)(ns), Vec::new());
+            Ok(())
+        }
+        fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+            let mut store = self.store.lock().unwrap();
+            store
+                .entry((self.key)(ns))
+                .or_default()
+                .push(turn.user.clone());
+            Ok(())
+        }
+        fn query(&mut self, ns: &Namespace, _: &str) -> SystemResult<Reply> {
+            let store = self.store.lock().unwrap();
+            let texts = store.get(&(self.key)(ns)).cloned().unwrap_or_default();
+            Ok(Reply::Answer(texts.join(" ")))
+        }
+    }
+
+    fn shared(key: fn(&Namespace) -> String, global: bool) -> impl SystemFactory {
+        let system = Shared {
+            store: Default::default(),
+            key,
+            global,
+        };
+        crate::system::FnFactory::new("shared", move || system.clone())
+    }
+
+    fn whole(ns: &Namespace) -> String {
+        ns.0.clone()
+    }
+
+    fn instance_only(ns: &Namespace) -> String {
+        ns.0.rsplit_once('/')
+            .map_or(ns.0.clone(), |(i, _)| i.to_string())
+    }
+
+    fn outcome_of<'a>(findings: &'a [Finding], name: &str) -> &'a Outcome {
+        &findings.iter().find(|f| f.name == name).unwrap().outcome
+    }
+
+    #[tokio::test]
+    async fn one_store_per_namespace_in_a_shared_process_passes() {
+        let factory = shared(whole, false);
+        let canary = Canary::new();
+        let (findings, recalls) = check_versions(&factory, &canary).await;
+        assert!(recalls);
+        assert!(matches!(
+            outcome_of(&findings, RESET_SCOPE),
+            Outcome::Passed(_)
+        ));
+        let burst = check_concurrency(&factory, &canary, recalls).await;
+        assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+
+    #[tokio::test]
+    async fn a_store_keyed_by_the_instance_alone_fails_the_versions_check() {
+        let factory = shared(instance_only, false);
+        let canary = Canary::new();
+        let (findings, _) = check_versions(&factory, &canary).await;
+        match outcome_of(&findings, VERSIONS_APART) {
+            Outcome::Failed(seen) => assert!(seen.contains("/control` came back in"), "{seen}"),
+            other => panic!("{other:?}"),
+        }
+        let burst = check_concurrency(&factory, &canary, true).await;
+        assert!(matches!(burst.outcome, Outcome::Failed(_)), "{burst:?}");
+    }
+
+    #[tokio::test]
+    async fn a_reset_of_everything_fails_the_reset_scope_check() {
+        let factory = shared(whole, true);
+        let canary = Canary::new();
+        let (findings, _) = check_versions(&factory, &canary).await;
+        assert!(matches!(
+            outcome_of(&findings, VERSIONS_APART),
+            Outcome::Passed(_)
+        ));
+        match outcome_of(&findings, RESET_SCOPE) {
+            Outcome::Failed(seen) => assert!(seen.contains("control` too"), "{seen}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]
