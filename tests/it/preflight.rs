@@ -217,3 +217,48 @@ fn bemula_test_preflights_a_correct_adapter_once_and_runs() {
     assert!(text.contains("4 of 4 checks passed"), "{text}");
     assert!(dir.path().join("report/results.jsonl").is_file(), "{text}");
 }
+
+/// A Python fixture serving HTTP on an ephemeral port of 127.0.0.1, killed when dropped.
+struct HttpAdapter(std::process::Child, String);
+
+impl Drop for HttpAdapter {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve_http(name: &str) -> HttpAdapter {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("python3")
+        .arg(format!("{ROOT}/tests/fixtures/adapters/{name}.py"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    HttpAdapter(child, url)
+}
+
+#[test]
+#[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
+fn the_preflight_catches_a_thread_unsafe_adapter_over_http_too() {
+    let adapter = serve_http("racy");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &adapter.1, &[]);
+    assert_stopped(
+        dir.path(),
+        &out,
+        &adapter.1,
+        "concurrent calls across namespaces stay apart",
+    );
+}

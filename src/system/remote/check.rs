@@ -222,7 +222,7 @@ pub async fn run_checks(factory: &RemoteFactory) -> Vec<Check> {
     let (versions, recalls) = preflight::check_versions(factory, &canary).await;
     checks.extend(versions.iter().map(|f| f.to_check()));
     checks.push(
-        preflight::check_concurrency(factory, &canary, recalls)
+        preflight::check_concurrency(factory, &canary, recalls, preflight::burst_width(factory))
             .await
             .to_check(),
     );

@@ -353,13 +353,16 @@ async fn reset_scope(
 type BurstResult = Result<Vec<String>, String>;
 
 /// [`BURST_NAMESPACES`] namespaces (both versions of half as many canary instances)
-/// filled and asked at once; each must recall its own facts (when `recalls`: the system
-/// recalled facts in [`check_versions`]) and none of another's.
+/// filled and asked at once, at most `parallel` of them in flight; each must recall its
+/// own facts (when `recalls`: the system recalled facts in [`check_versions`]) and none
+/// of another's.
 pub(crate) async fn check_concurrency(
     factory: &dyn SystemFactory,
     canary: &Canary,
     recalls: bool,
+    parallel: usize,
 ) -> Finding {
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(parallel.max(1)));
     let finding = |outcome| Finding {
         name: CONCURRENT_APART,
         outcome,
@@ -385,7 +388,9 @@ pub(crate) async fn check_concurrency(
         let facts: Vec<String> = (0..BURST_FACTS)
             .map(|item| locker_fact(40 + item, &canary.token(group + 1, item)))
             .collect();
+        let permits = permits.clone();
         tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
             let result = probe.ingest(&facts).await.map(drop);
             (group, probe, result)
         });
@@ -399,7 +404,9 @@ pub(crate) async fn check_concurrency(
     }
     let mut tasks = tokio::task::JoinSet::new();
     for (group, mut probe, filled) in filled {
+        let permits = permits.clone();
         tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
             let result: BurstResult = async {
                 filled?;
                 let mut replies = Vec::with_capacity(BURST_FACTS);
@@ -489,6 +496,15 @@ pub(crate) async fn check_concurrency(
             }
         ))
     }))
+}
+
+/// How many namespaces of the concurrency check are in flight at once: all of them,
+/// unless the adapter's handshake declared a lower `max_concurrency` (the runner keeps
+/// to it too).
+pub(crate) fn burst_width(factory: &RemoteFactory) -> usize {
+    factory
+        .max_concurrency()
+        .map_or(BURST_NAMESPACES, |n| n.min(BURST_NAMESPACES))
 }
 
 /// The result of a whole preflight.
@@ -591,7 +607,7 @@ pub async fn preflight(factory: &RemoteFactory) -> Preflight {
     let canary = Canary::new();
     let (versions, recalls) = check_versions(factory, &canary).await;
     findings.extend(versions);
-    findings.push(check_concurrency(factory, &canary, recalls).await);
+    findings.push(check_concurrency(factory, &canary, recalls, burst_width(factory)).await);
     Preflight {
         spec: factory.spec().to_string(),
         findings,
@@ -633,7 +649,7 @@ mod tests {
         for f in &findings {
             assert!(matches!(f.outcome, Outcome::Passed(_)), "{f:?}");
         }
-        let burst = check_concurrency(factory.as_ref(), &canary, recalls).await;
+        let burst = check_concurrency(factory.as_ref(), &canary, recalls, BURST_NAMESPACES).await;
         assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
     }
 
@@ -702,7 +718,7 @@ mod tests {
             outcome_of(&findings, RESET_SCOPE),
             Outcome::Passed(_)
         ));
-        let burst = check_concurrency(&factory, &canary, recalls).await;
+        let burst = check_concurrency(&factory, &canary, recalls, BURST_NAMESPACES).await;
         assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
     }
 
@@ -715,7 +731,7 @@ mod tests {
             Outcome::Failed(seen) => assert!(seen.contains("/control` came back in"), "{seen}"),
             other => panic!("{other:?}"),
         }
-        let burst = check_concurrency(&factory, &canary, true).await;
+        let burst = check_concurrency(&factory, &canary, true, BURST_NAMESPACES).await;
         assert!(matches!(burst.outcome, Outcome::Failed(_)), "{burst:?}");
     }
 
@@ -743,7 +759,7 @@ mod tests {
         for f in &findings {
             assert!(matches!(f.outcome, Outcome::Inconclusive(_)), "{f:?}");
         }
-        let burst = check_concurrency(factory.as_ref(), &canary, recalls).await;
+        let burst = check_concurrency(factory.as_ref(), &canary, recalls, BURST_NAMESPACES).await;
         assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
     }
 }
