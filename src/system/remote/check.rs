@@ -4,7 +4,9 @@
 //! Beyond the wire format, it checks the two properties a forgetting benchmark depends
 //! on: namespaces are kept apart, and `reset` empties its namespace completely (past 100
 //! memories, where one Mem0 release stopped deleting) and no other (a bulk delete once
-//! wiped every user's store).
+//! wiped every user's store). It also runs the checks of the [preflight](super::preflight):
+//! the two versions of one instance kept apart, and many namespaces served at once
+//! without mixing them up.
 
 use super::RemoteFactory;
 use super::preflight::{self, Canary, Probe, locker_fact, locker_question};

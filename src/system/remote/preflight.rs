@@ -165,6 +165,7 @@ impl Probe {
 
 /// The outcome of one preflight check.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The property holds.
     Passed(String),
@@ -221,26 +222,26 @@ pub(crate) async fn check_versions(
     let (token_f, token_c) = (canary.token(0, 0), canary.token(0, 1));
     let question = locker_question(7);
     let finding = |name, outcome| Finding { name, outcome };
-    let mut probes = Vec::new();
-    for ns in [forget_ns, control_ns] {
-        match Probe::new(factory, ns).await {
-            Ok(p) => probes.push(p),
-            Err(e) => {
-                let outcome = Outcome::Failed(format!("make: {e}"));
-                return (
-                    vec![
-                        finding(VERSIONS_APART, outcome.clone()),
-                        finding(RESET_SCOPE, outcome),
-                    ],
-                    false,
-                );
-            }
-        }
-    }
-    let (forget, control) = match &mut probes[..] {
-        [f, c] => (f, c),
-        _ => unreachable!("two probes were made"),
+    let made = async {
+        Ok::<_, crate::system::SystemError>((
+            Probe::new(factory, forget_ns).await?,
+            Probe::new(factory, control_ns).await?,
+        ))
     };
+    let (mut forget_probe, mut control_probe) = match made.await {
+        Ok(pair) => pair,
+        Err(e) => {
+            let outcome = Outcome::Failed(format!("make: {e}"));
+            return (
+                vec![
+                    finding(VERSIONS_APART, outcome.clone()),
+                    finding(RESET_SCOPE, outcome),
+                ],
+                false,
+            );
+        }
+    };
+    let (forget, control) = (&mut forget_probe, &mut control_probe);
     let result: Result<(Outcome, bool), String> = async {
         // Both resets come first, so that a reset wiping everything shows up below as
         // what it is, not as a fact lost between the two fills.
@@ -303,9 +304,8 @@ pub(crate) async fn check_versions(
         Outcome::Failed(_) => Outcome::Inconclusive(format!("needs `{VERSIONS_APART}` to hold")),
         Outcome::Inconclusive(why) => Outcome::Inconclusive(why.clone()),
     };
-    for probe in probes.iter_mut() {
-        let _ = probe.reset().await;
-    }
+    let _ = forget.reset().await;
+    let _ = control.reset().await;
     (
         vec![
             finding(VERSIONS_APART, versions),
