@@ -254,6 +254,9 @@ async fn run_async(args: Args) -> CliResult {
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {
         let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
+        if let Some(remote) = &selected.remote {
+            select::preflight(remote, args.adapter.no_preflight).await?;
+        }
         let mut jobs = config.jobs;
         if args.jobs.is_none()
             && let Some(limit) = selected.remote.as_ref().and_then(|r| r.max_concurrency())

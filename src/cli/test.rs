@@ -64,7 +64,12 @@ pub fn run(args: Args) -> CliResult {
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
     })?;
-    let mut harness = Harness::with_factory(system.factory)
+    let harness = match system.remote {
+        Some(client) => Harness::with_remote(client),
+        None => Harness::with_factory(system.factory),
+    };
+    let mut harness = harness
+        .preflight(!args.adapter.no_preflight)
         .runtime(runtime)
         .judge(judge)
         .answerer(answerer)
