@@ -82,6 +82,13 @@ def user_lines(messages):
     text = texts[-1] if texts else ""
     section = re.search(r"#+\s*New Messages\s*\n(.*?)(?:\n#+\s|\Z)", text, re.S | re.I)
     scope = section.group(1) if section else text
+    banners = re.split(r"^=+ (Human|Ai|System|Tool) Message =+$", scope, flags=re.M)
+    if len(banners) > 1:  # LangChain's printed messages
+        said = [re.sub(r"\n\s*</[^>]+>\s*$", "", body).strip()
+                for who, body in zip(banners[1::2], banners[2::2]) if who == "Human"]
+        said = [text for text in said if text]
+        if said:
+            return said
     quoted, speaker = [], None
     for line in scope.splitlines():
         turn = re.match(r"\s*(user|human|assistant|ai|system)\s*:(.*)", line, re.I)
