@@ -8,14 +8,16 @@
 # Usage: scripts/python-adapters.sh [ADAPTER ...]    (default: the adapters CI runs)
 #
 # Each adapter gets a virtual environment under target/py-adapters/, named after the hash
-# of its requirements file, so a warm machine reuses it. Scores under the stand-in mean
+# of its requirements file, so a warm machine reuses it. A requirements file lists every
+# package the adapter needs at an exact version and is installed with --no-deps (SimpleMem
+# is installed without the sentence-transformers/torch stack its adapter does not use). Scores under the stand-in mean
 # nothing: this checks that the adapters work, not how well the libraries forget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # The adapters that install without a deep-learning stack and run offline.
-default_adapters=(mem0 langmem)
+default_adapters=(mem0 langmem simplemem)
 if [ $# -gt 0 ]; then adapters=("$@"); else adapters=("${default_adapters[@]}"); fi
 
 python=${PYTHON:-python3}
@@ -55,7 +57,7 @@ venv_for() {
         mkdir -p target/py-adapters || return 1
         "$python" -m venv "$dir" || return 1
         "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
-            --no-input -r "$req" >&2 || return 1
+            --no-input --no-deps -r "$req" >&2 || return 1
         touch "$dir/.complete" || return 1
         # Older environments of this adapter are stale.
         find target/py-adapters -maxdepth 1 -name "$name-*" ! -path "$dir" \

@@ -19,6 +19,8 @@ Endpoints (HTTP on 127.0.0.1, standard library only):
           built the same way;
         - a Mem0 extraction prompt (it asks for `{"memory": [...]}`): every new user
           message returned as a memory to ADD;
+        - a SimpleMem compression prompt (it asks for `lossless_restatement` entries):
+          every user line of the current window returned as one entry;
         - any other JSON-object request: `{}`;
         - anything else: the newest user text, as plain text.
       Nothing is ever updated or deleted by the scripted replies.
@@ -80,7 +82,9 @@ def user_lines(messages):
     if not texts:
         texts = [message_text(m) for m in messages if isinstance(m, dict)]
     text = texts[-1] if texts else ""
-    section = re.search(r"#+\s*New Messages\s*\n(.*?)(?:\n#+\s|\Z)", text, re.S | re.I)
+    section = (re.search(r"#+\s*New Messages\s*\n(.*?)(?:\n#+\s|\Z)", text, re.S | re.I)
+               or re.search(r"\[Current Window Dialogues\]\s*\n(.*?)(?:\n\[[A-Z][^\]\n]*\]\s*\n|\Z)",
+                            text, re.S))
     scope = section.group(1) if section else text
     banners = re.split(r"^=+ (Human|Ai|System|Tool) Message =+$", scope, flags=re.M)
     if len(banners) > 1:  # LangChain's printed messages
@@ -91,7 +95,7 @@ def user_lines(messages):
             return said
     quoted, speaker = [], None
     for line in scope.splitlines():
-        turn = re.match(r"\s*(user|human|assistant|ai|system)\s*:(.*)", line, re.I)
+        turn = re.match(r"\s*(?:\[[^\]\n]*\]\s*)?(user|human|assistant|ai|system)\s*:(.*)", line, re.I)
         if turn:
             speaker = turn.group(1).lower()
             if speaker in ("user", "human"):
@@ -175,6 +179,11 @@ def chat_reply(body):
     if '"memory"' in prompt and "attributed_to" in prompt:
         memories = [{"id": str(i), "text": line, "attributed_to": "user"} for i, line in enumerate(lines)]
         return {"role": "assistant", "content": json.dumps({"memory": memories})}, "stop"
+    if "lossless_restatement" in prompt:  # SimpleMem's window compression
+        entries = [{"lossless_restatement": line, "keywords": instance({"type": "array"}, line),
+                    "timestamp": None, "location": None, "persons": [], "entities": [],
+                    "topic": "conversation"} for line in lines]
+        return {"role": "assistant", "content": json.dumps(entries)}, "stop"
     if fmt.get("type") == "json_object":
         return {"role": "assistant", "content": "{}"}, "stop"
     return {"role": "assistant", "content": text[:STRING_LIMIT]}, "stop"
