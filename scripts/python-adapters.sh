@@ -5,7 +5,8 @@
 # embedding endpoint. For each adapter: `bemula check-adapter`, then `bemula run` on two
 # short instances, which must finish with every instance present and 0 errors.
 #
-# Usage: scripts/python-adapters.sh [ADAPTER ...]    (default: the adapters CI runs)
+# Usage: scripts/python-adapters.sh [ADAPTER ...]    (default: the adapters CI runs;
+#        BEMULA_ML_ADAPTERS=1 adds the opt-in ones: A-MEM)
 #
 # Each adapter gets a virtual environment under target/py-adapters/, named after the hash
 # of its requirements file, so a warm machine reuses it. A requirements file lists every
@@ -16,8 +17,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-# The adapters that install without a deep-learning stack and run offline.
+# The adapters that install without a deep-learning stack and run offline; the opt-in
+# ones (a large ML stack: torch, sentence-transformers) run when BEMULA_ML_ADAPTERS=1 or
+# when named (scripts/python-adapters-ml.sh).
 default_adapters=(mem0 langmem simplemem)
+optin_adapters=(amem)
+if [ "${BEMULA_ML_ADAPTERS:-0}" = 1 ]; then
+    default_adapters+=("${optin_adapters[@]}")
+fi
 if [ $# -gt 0 ]; then adapters=("$@"); else adapters=("${default_adapters[@]}"); fi
 
 python=${PYTHON:-python3}
