@@ -42,6 +42,8 @@ for name in "${adapters[@]}"; do
 done
 
 start=$(date +%s)
+# The stand-in's own tests (standard library only).
+"$python" -m unittest discover -s adapters/python/tests
 work=$(mktemp -d "${TMPDIR:-/tmp}/bemula-py-adapters.XXXXXX")
 standin_pid=""
 cleanup() {
