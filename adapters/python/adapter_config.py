@@ -31,7 +31,8 @@ def offline():
         os.environ[name] = value
 
 
-def _positive_int(name, default):
+def positive_int(name, default):
+    """A positive integer environment variable; a clear exit naming it when malformed."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -66,8 +67,8 @@ class Models:
         self.api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
         self.chat_model = os.environ.get("BEMULA_CHAT_MODEL") or "gpt-4o-mini"
         self.embed_model = os.environ.get("BEMULA_EMBED_MODEL") or "text-embedding-3-small"
-        self.embed_dims = _positive_int("BEMULA_EMBED_DIMS", 1536)
-        self.top_k = _positive_int("BEMULA_TOP_K", top_k_default)
+        self.embed_dims = positive_int("BEMULA_EMBED_DIMS", 1536)
+        self.top_k = positive_int("BEMULA_TOP_K", top_k_default)
 
     def settings(self):
         """The settings to report in the handshake (never the key itself)."""

@@ -74,7 +74,7 @@ class AMemAdapter:
 
     def __init__(self):
         self.models = MODELS
-        self.evo_threshold = int(os.environ.get("BEMULA_AMEM_EVO_THRESHOLD") or 100)
+        self.evo_threshold = adapter_config.positive_int("BEMULA_AMEM_EVO_THRESHOLD", 100)
         self.root = os.environ.get("BEMULA_AMEM_DIR") or tempfile.mkdtemp(prefix="bemula-amem-")
         self.systems = {}
         self.dates = {}

@@ -60,7 +60,7 @@ class LangMemAdapter:
 
     def __init__(self):
         self.models = adapter_config.Models(top_k_default=10)
-        self.query_limit = int(os.environ.get("BEMULA_LANGMEM_QUERY_LIMIT") or 5)
+        self.query_limit = adapter_config.positive_int("BEMULA_LANGMEM_QUERY_LIMIT", 5)
         self.enable_deletes = adapter_config.flag("BEMULA_LANGMEM_DELETES", True)
         m = self.models
         self.chat = ChatOpenAI(model=m.chat_model, base_url=m.base_url, api_key=m.api_key,
