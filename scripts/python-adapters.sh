@@ -105,6 +105,14 @@ for name in "${adapters[@]}"; do
         failed+=("$name (install)")
         continue
     fi
+    if compgen -G "adapters/python/tests/test_${name}_*.py" > /dev/null; then
+        echo "== $name: its tests with the library"
+        if ! "$py" -m unittest discover -s adapters/python/tests -p "test_${name}_*.py"; then
+            echo "python-adapters: $name: its tests failed" >&2
+            failed+=("$name (tests)")
+            continue
+        fi
+    fi
     system="cmd:$py adapters/python/${name}_adapter.py"
     echo "== $name: check-adapter"
     if ! "$bemula" check-adapter --system "$system"; then
