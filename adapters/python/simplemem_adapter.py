@@ -18,6 +18,10 @@ model served by the configured OpenAI-compatible endpoint (the paper used
 text-embedding-3-small for every system), so neither torch nor sentence-transformers is
 installed (`requirements/simplemem.txt` installs simplemem without them).
 
+The searches of one query run one after another (SimpleMem's parallel retrieval merges
+results in completion order, so the memories' order would vary from run to run); this
+changes no result, only their order's stability.
+
 Settings from the environment (see adapter_config.py): BEMULA_MODEL_BASE_URL,
 OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS; the retrieval
 budgets are SimpleMem's own (semantic 25, keyword 5, structured 5; window 40 turns).
@@ -105,6 +109,10 @@ class SimpleMemAdapter:
             "namespace_scope": "a SimpleMemSystem and LanceDB table per namespace",
             "embedder": "the configured endpoint, in place of SimpleMem's SentenceTransformers loader",
             "streaming": False,
+            "parallel_retrieval": False,
+            "parallel_processing": False,
+            "why_not_parallel": "SimpleMem merges parallel searches in completion order, "
+                                "which makes the order of retrieved memories vary",
             "concurrency": "nothing shared between namespaces but the database folder",
         })
         return {"name": "simplemem", "version": adapter_config.version("simplemem"),
@@ -122,7 +130,10 @@ class SimpleMemAdapter:
         m = self.models
         system = simplemem.system.SimpleMemSystem(
             api_key=m.api_key, model=m.chat_model, base_url=m.base_url, db_path=self.db_path,
-            table_name=table_name(namespace), clear_db=True, use_streaming=False)
+            table_name=table_name(namespace), clear_db=True, use_streaming=False,
+            # Parallel retrieval merges its searches' results in completion order, so the
+            # same question could return the memories in another order from run to run.
+            enable_parallel_retrieval=False, enable_parallel_processing=False)
         with self.lock:
             self.systems[namespace] = system
             self.dates[namespace] = None
