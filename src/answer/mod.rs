@@ -4,6 +4,9 @@
 //! The built-in [`Extractive`] answerer runs offline: it answers with the retrieved
 //! text that best matches the question, or says it has no such information.
 
+mod lexicon;
+mod values;
+
 use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
@@ -118,7 +121,11 @@ pub struct Extractive;
 #[async_trait]
 impl Answerer for Extractive {
     async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError> {
-        Ok(Extractive::respond(question, &reading_order(memories)))
+        let ordered: Vec<(&str, Option<&str>)> = ordered(memories)
+            .into_iter()
+            .map(|m| (m.text.as_str(), m.time.as_deref()))
+            .collect();
+        Ok(Extractive::read(question, &ordered))
     }
 
     fn name(&self) -> String {
@@ -132,9 +139,17 @@ impl Answerer for Extractive {
 /// time) in reverse list order, since the list is best first. So the same memories
 /// give the same answer best first or in learnt order when they carry times.
 pub fn reading_order(memories: &[Memory]) -> Vec<String> {
+    ordered(memories)
+        .into_iter()
+        .map(|m| m.text.clone())
+        .collect()
+}
+
+/// The memories in reading order (see [`reading_order`]).
+fn ordered(memories: &[Memory]) -> Vec<&Memory> {
     let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
     ordered.sort_by_key(|m| m.time_key());
-    ordered.into_iter().map(|m| m.text.clone()).collect()
+    ordered
 }
 
 /// Words that frame a question (roles, overrides, requests to tell) without being
@@ -260,12 +275,48 @@ const LINKS: &[&str] = &[
     "with", "by", "named", "called", "into", "near", "about", "of",
 ];
 
-/// What a question asks for, as far as its wh-word tells.
+/// The kind of value a question asks for, as far as its question words tell.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Want {
+    /// Who, whom, whose, "what is X's name", "what is X called": a name.
+    Name,
+    /// Where: a place or an organisation, usually named.
+    Place,
+    /// What time: a time of day.
+    Clock,
+    /// When, what year/month/date/day: a date or a period.
     Time,
+    /// How many, how much, how often, how old: a number.
     Number,
+    /// How long: a length of time.
+    Duration,
+    /// Anything else (what, which, how): a phrase of no particular kind.
     Other,
+}
+
+impl Want {
+    /// Whether a value of `kind` answers a question wanting this.
+    fn accepts(self, kind: values::Kind) -> bool {
+        use values::Kind as K;
+        match self {
+            Want::Name | Want::Place => kind == K::Name,
+            Want::Clock => kind == K::Clock,
+            Want::Time => matches!(kind, K::Date | K::Clock),
+            Want::Number => matches!(kind, K::Number | K::Duration),
+            Want::Duration => matches!(kind, K::Duration | K::Date),
+            Want::Other => false,
+        }
+    }
+
+    /// The factor on the score of a sentence holding no value of the wanted kind
+    /// (places are often unnamed: "at the gym").
+    fn unvalued(self) -> f64 {
+        match self {
+            Want::Other => 1.0,
+            Want::Place => 0.85,
+            _ => 0.7,
+        }
+    }
 }
 
 /// A candidate answer sentence, tokenised once.
@@ -276,8 +327,10 @@ struct Candidate {
     terms: Vec<String>,
     asks: bool,
     first_person: bool,
-    has_time: bool,
-    has_number: bool,
+    /// The typed values the sentence holds ([`values::spans`]).
+    values: Vec<values::Span>,
+    /// Who said it, when the memory labels its speakers: `Some(true)` for the user.
+    by_user: Option<bool>,
 }
 
 impl Candidate {
@@ -287,12 +340,59 @@ impl Candidate {
             .binary_search_by(|t| t.as_str().cmp(term))
             .is_ok()
     }
+
+    /// Whether the sentence holds the (stemmed) term or a word of the lexicon that
+    /// matches it ([`lexicon::alternatives`]).
+    fn has_any(&self, term: &str) -> bool {
+        self.has(term) || lexicon::alternatives(term).iter().any(|a| self.has(a))
+    }
+
+    /// The first value of a kind the question wants that is not itself what the
+    /// question names (`q`, its stemmed terms: "Granite Ledger Partners" does not
+    /// answer "What is my partner's name?"); a place is introduced by a preposition
+    /// ("at Brightloop", "in Leeds").
+    fn value_for(&self, want: Want, q: &[String]) -> Option<&values::Span> {
+        self.values.iter().find(|v| {
+            let span = &self.text[v.start..v.end];
+            want.accepts(v.kind)
+                && !text::tokenize(span)
+                    .iter()
+                    .any(|t| q.contains(&text::stem(t)))
+                && (want != Want::Place || {
+                    let before = self.text[..v.start]
+                        .trim_end()
+                        .rsplit(|c: char| !c.is_alphabetic())
+                        .next()
+                        .unwrap_or("")
+                        .to_lowercase();
+                    PLACE_LEADS.contains(&before.as_str())
+                })
+        })
+    }
 }
+
+/// Prepositions that introduce a place or an organisation one is at.
+const PLACE_LEADS: &[&str] = &[
+    "at", "in", "for", "from", "to", "near", "on", "into", "outside", "around", "by", "with",
+];
 
 fn frame_words() -> &'static HashSet<String> {
     static SET: Lazy<HashSet<String>> =
         Lazy::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
     &SET
+}
+
+/// The speaker a sentence's label names: `Some(true)` for `User:`, `Some(false)` for
+/// `Assistant:`, `None` without a label.
+fn speaker(sentence: &str) -> Option<bool> {
+    let lower = sentence.get(..10).unwrap_or(sentence).to_ascii_lowercase();
+    if lower.starts_with("user:") {
+        Some(true)
+    } else if lower.starts_with("assistant:") {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Strips a leading speaker label (`User:`, `Assistant:`).
@@ -309,29 +409,14 @@ fn strip_label(sentence: &str) -> &str {
 /// do it over sentences about someone else ("my sister lives …").
 const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
 
-const NUMBER_WORDS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen", "half",
-];
-/// Words that place a sentence in time, besides the month names of [`text::MONTHS`].
-const TIME_WORDS: &[&str] = &[
-    "spring",
-    "summer",
-    "fall",
-    "autumn",
-    "winter",
-    "yesterday",
-    "ago",
-    "last",
-    "week",
-    "month",
-    "year",
-];
-
 /// The candidate sentences of one memory.
 fn sentences_of(memory: &str) -> Vec<Candidate> {
     let mut out = Vec::new();
+    let mut by_user = None;
     for sentence in text::split_sentences(memory) {
+        if let Some(user) = speaker(&sentence) {
+            by_user = Some(user);
+        }
         let sentence = strip_label(&sentence).to_string();
         let tokens = text::tokenize(&sentence);
         let mut terms: Vec<String> = tokens
@@ -344,23 +429,13 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
         if terms.is_empty() {
             continue;
         }
-        let has_number = tokens
-            .iter()
-            .any(|t| t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&t.as_str()));
-        let has_time = tokens.iter().any(|t| {
-            text::MONTHS.contains(&t.as_str())
-                || TIME_WORDS.contains(&t.as_str())
-                || (t.len() == 4
-                    && t.starts_with(['1', '2'])
-                    && t.chars().all(|c| c.is_ascii_digit()))
-        });
         out.push(Candidate {
             asks: sentence.trim_end().ends_with('?'),
             first_person: tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str())),
+            values: values::spans(&sentence),
             text: sentence,
             terms,
-            has_time,
-            has_number,
+            by_user,
         });
     }
     out
@@ -553,20 +628,47 @@ fn yes_no_statement(core: &str) -> Option<Vec<String>> {
     None
 }
 
+/// The kind of value a question wants, from its first question word and the word
+/// after it ("what time" → a time of day, "how long" → a length of time, "who" → a
+/// name, "what is my dog's name" → a name).
 fn want_of(tokens: &[String]) -> Want {
-    let has = |w: &str| tokens.iter().any(|t| t == w);
-    if has("when")
-        || tokens
-            .windows(2)
-            .any(|w| w[0] == "what" && matches!(w[1].as_str(), "year" | "month" | "date" | "day"))
-    {
-        Want::Time
-    } else if tokens.windows(2).any(|w| {
-        w[0] == "how" && matches!(w[1].as_str(), "many" | "much" | "long" | "old" | "often")
-    }) {
-        Want::Number
-    } else {
-        Want::Other
+    let Some(at) = tokens.iter().position(|t| WH_WORDS.contains(&t.as_str())) else {
+        return Want::Other;
+    };
+    let next = tokens.get(at + 1).map_or("", String::as_str);
+    let named = tokens[at..]
+        .iter()
+        .any(|t| matches!(t.as_str(), "name" | "names" | "called" | "named"));
+    match tokens[at].as_str() {
+        "who" | "whom" | "whose" => Want::Name,
+        "where" => Want::Place,
+        "when" => Want::Time,
+        "what" | "which" => match next {
+            "time" | "hour" => Want::Clock,
+            "year" | "month" | "date" | "day" => Want::Time,
+            _ if named => Want::Name,
+            _ => Want::Other,
+        },
+        "how" => match next {
+            "long" => Want::Duration,
+            "many" | "much" | "often" | "old" => Want::Number,
+            _ => Want::Other,
+        },
+        _ => Want::Other,
+    }
+}
+
+/// The words of a question that only say what kind of value it wants ("name" in
+/// "What is my dog's name?", "time" in "What time do I wake up?"), stemmed: the
+/// sentence that states the value need not hold them.
+fn kind_words(want: Want) -> &'static [&'static str] {
+    match want {
+        Want::Name => &["nam", "call"],
+        Want::Clock => &["tim", "hour"],
+        Want::Time => &["year", "month", "dat", "day"],
+        Want::Number => &["often", "old"],
+        Want::Duration => &["long"],
+        Want::Place | Want::Other => &[],
     }
 }
 
@@ -635,9 +737,9 @@ fn key_term(tokens: &[String]) -> Option<String> {
     Some(text::stem(head)).filter(|h| !frame_words().contains(h))
 }
 
-/// The last of the best-scored candidates: among scores within [`TIE_MARGIN`] of the
+/// The last of the best-scored items: among scores within [`TIE_MARGIN`] of the
 /// best, the later one wins.
-fn latest_best<'a>(scored: &[(f64, &'a Candidate)]) -> Option<&'a Candidate> {
+fn latest_best<T: Copy>(scored: &[(f64, T)]) -> Option<T> {
     let top = scored
         .iter()
         .map(|(s, _)| *s)
@@ -654,7 +756,7 @@ fn weights(terms: &[String], candidates: &[&Candidate]) -> Vec<f64> {
     let mut df = vec![0usize; terms.len()];
     for c in candidates {
         for (i, t) in terms.iter().enumerate() {
-            if c.has(t) {
+            if c.has_any(t) {
                 df[i] += 1;
             }
         }
@@ -665,14 +767,99 @@ fn weights(terms: &[String], candidates: &[&Candidate]) -> Vec<f64> {
         .collect()
 }
 
+/// A candidate sentence in reading order, with the memory it comes from.
+#[derive(Clone, Copy)]
+struct Placed<'a> {
+    /// Index of its memory in reading order.
+    memory: usize,
+    /// The time of its memory, if given.
+    time: Option<&'a str>,
+    candidate: &'a Candidate,
+}
+
+/// How many sentences after a sentence the reader looks for the value it lacks (the
+/// reply to a question, or the next turn: "Our dog!" … "Pickle.").
+const LOOK_AHEAD: usize = 4;
+
+/// The score a sentence holding the wanted kind of value gains; one whose value is
+/// stated just after it gains [`NEIGHBOUR_VALUE`].
+const OWN_VALUE: f64 = 0.15;
+
+/// The score gained by a sentence whose wanted value follows it (see [`LOOK_AHEAD`]).
+const NEIGHBOUR_VALUE: f64 = 0.1;
+
+/// Whether two placed sentences are close enough in the dialogue for one to continue
+/// the other: from the same memory, or from memories next to each other in reading
+/// order and said the same day (or without times).
+fn adjacent(a: &Placed<'_>, b: &Placed<'_>) -> bool {
+    if a.memory == b.memory {
+        return true;
+    }
+    b.memory == a.memory + 1
+        && match (a.time, b.time) {
+            (Some(x), Some(y)) => x.get(..10) == y.get(..10),
+            (None, None) => true,
+            _ => false,
+        }
+}
+
+/// The sentence after `at` that states what `at` leaves open: for a question wanting a
+/// typed value, the next close sentence holding one; for another question whose best
+/// match is itself a question, the reply to it (the next close sentence by the other
+/// speaker that asks nothing).
+fn follow_up(placed: &[Placed<'_>], at: usize, want: Want, q: &[String]) -> Option<usize> {
+    let here = &placed[at];
+    let mut previous = here;
+    for (j, next) in placed.iter().enumerate().skip(at + 1).take(LOOK_AHEAD) {
+        if !adjacent(previous, next) {
+            return None;
+        }
+        previous = next;
+        let c = next.candidate;
+        if want == Want::Other {
+            // The user's reply to the assistant's question.
+            if here.candidate.asks && here.candidate.by_user == Some(false) {
+                if c.by_user == Some(true) && !c.asks {
+                    return Some(j);
+                }
+            } else {
+                return None;
+            }
+        } else if c.value_for(want, q).is_some() {
+            return Some(j);
+        }
+    }
+    None
+}
+
 impl Extractive {
     /// The answer to `question` from `memories` (the synchronous body of
-    /// [`Answerer::answer`]).
+    /// [`Answerer::answer`]), texts without times, least preferred first.
     pub fn respond(question: &str, memories: &[String]) -> String {
+        let read: Vec<(&str, Option<&str>)> = memories.iter().map(|m| (m.as_str(), None)).collect();
+        Extractive::read(question, &read)
+    }
+
+    /// The answer to `question` from memories in reading order ([`reading_order`]),
+    /// each a text and the time it was learnt, if known.
+    fn read(question: &str, memories: &[(&str, Option<&str>)]) -> String {
         let question = question.replace('\u{2019}', "'");
         let core = question_proper(&question);
-        let groups = candidates(memories);
-        let candidates: Vec<&Candidate> = groups.iter().flat_map(|g| g.iter()).collect();
+        let texts: Vec<String> = memories.iter().map(|(t, _)| t.to_string()).collect();
+        let groups = candidates(&texts);
+        let placed: Vec<Placed<'_>> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(memory, g)| {
+                let time = memories[memory].1;
+                g.iter().map(move |candidate| Placed {
+                    memory,
+                    time,
+                    candidate,
+                })
+            })
+            .collect();
+        let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
         if let Some(statement) = yes_no_statement(&core) {
             return match Extractive::support(&statement, &candidates) {
                 Some(sentence) => format!("Yes. {sentence}"),
@@ -680,53 +867,76 @@ impl Extractive {
             };
         }
         let tokens = text::tokenize(&core);
-        let q = question_terms(&tokens);
+        let want = want_of(&tokens);
+        let kind_words = kind_words(want);
+        let q: Vec<String> = question_terms(&tokens)
+            .into_iter()
+            .filter(|t| !kind_words.contains(&t.as_str()))
+            .collect();
         if q.is_empty() || candidates.is_empty() {
             return NO_INFORMATION.to_string();
         }
         let weights = weights(&q, &candidates);
         let total: f64 = weights.iter().sum();
-        let want = want_of(&tokens);
         let asks_about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
         let context = context_terms(&question, &q);
         let kind = asked_kind(&tokens);
         let key = key_term(&tokens);
-        let mut scored: Vec<(f64, &Candidate)> = Vec::new();
-        for c in &candidates {
+        // Each scored sentence with the sentence that gives the answer.
+        let mut scored: Vec<(f64, usize)> = Vec::new();
+        for (i, p) in placed.iter().enumerate() {
+            let c = p.candidate;
             let mut covered = 0.0;
             let mut matched = 0;
             for (t, w) in q.iter().zip(&weights) {
-                if c.has(t) {
+                if c.has_any(t) {
                     covered += w;
                     matched += 1;
                 }
             }
             let mut score = covered / total;
-            if kind.as_ref().is_some_and(|k| !c.has(k)) {
+            if kind.as_ref().is_some_and(|k| !c.has_any(k)) {
                 score *= UNNAMED_KIND;
             }
-            let enough_words = matched >= q.len().min(2) || key.as_ref().is_some_and(|k| c.has(k));
+            let enough_words =
+                matched >= q.len().min(2) || key.as_ref().is_some_and(|k| c.has_any(k));
             if !enough_words || score < MIN_COVERAGE {
                 continue;
             }
-            if c.asks {
-                score *= 0.8;
+            let mut answer = i;
+            if want != Want::Other && c.value_for(want, &q).is_some() {
+                score += OWN_VALUE;
+            } else if let Some(j) = follow_up(&placed, i, want, &q) {
+                score += NEIGHBOUR_VALUE;
+                answer = j;
+            } else {
+                score *= want.unvalued();
+                if c.asks {
+                    score *= 0.8;
+                }
             }
             if asks_about_me && c.first_person {
                 score += 0.05;
             }
-            match want {
-                Want::Time if c.has_time => score += 0.1,
-                Want::Number if c.has_number => score += 0.1,
-                _ => {}
-            }
             if !context.is_empty() {
-                let held = context.iter().filter(|t| c.has(t)).count();
+                let held = context.iter().filter(|t| c.has_any(t)).count();
                 score += CONTEXT_BONUS * held as f64 / context.len() as f64;
             }
-            scored.push((score, c));
+            scored.push((score, answer));
         }
-        latest_best(&scored).map_or_else(|| NO_INFORMATION.to_string(), |c| c.text.clone())
+        let Some(best) = latest_best(&scored) else {
+            return NO_INFORMATION.to_string();
+        };
+        let p = &placed[best];
+        let c = p.candidate;
+        if matches!(want, Want::Time)
+            && let Some(span) = c.value_for(want, &q)
+            && let Some(time) = p.time
+            && let Some(date) = values::resolve_date(&c.text[span.start..span.end], time)
+        {
+            return format!("{} ({date})", c.text);
+        }
+        c.text.clone()
     }
 
     /// The sentence that supports a yes/no statement, if any.
@@ -763,16 +973,16 @@ impl Extractive {
         let total: f64 = weights.iter().sum();
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
         for c in candidates {
-            let tail_hits = tail.iter().filter(|t| c.has(t)).count();
+            let tail_hits = tail.iter().filter(|t| c.has_any(t)).count();
             let tail_share = tail_hits as f64 / tail.len() as f64;
             if tail_share < VALUE_SHARE {
                 continue;
             }
-            let head_hits = head.iter().filter(|t| c.has(t)).count();
+            let head_hits = head.iter().filter(|t| c.has_any(t)).count();
             let coverage = all
                 .iter()
                 .zip(&weights)
-                .filter(|(t, _)| c.has(t))
+                .filter(|(t, _)| c.has_any(t))
                 .map(|(_, w)| w)
                 .sum::<f64>()
                 / total;
@@ -872,7 +1082,12 @@ mod tests {
             Extractive::respond("Am I allergic to penicillin?", &m),
             "Yes. I'm allergic to penicillin."
         );
-        assert_eq!(Extractive::respond("Do I live in Denver?", &m), NO_SUPPORT);
+        assert_eq!(Extractive::respond("Do I live in Austin?", &m), NO_SUPPORT);
+        assert_eq!(
+            Extractive::respond("Do I live in Denver?", &m),
+            "Yes. I moved to Denver in 2019.",
+            "moving somewhere is living there"
+        );
         assert_eq!(
             Extractive::respond("Did I move to Denver?", &m),
             "Yes. I moved to Denver in 2019."
@@ -1044,6 +1259,110 @@ mod tests {
             Some("bank")
         );
         assert_eq!(asked_kind(&text::tokenize("What time do I wake up?")), None);
+    }
+
+    #[test]
+    fn a_question_wanting_a_kind_of_value_prefers_a_sentence_holding_one() {
+        let m = mem(&[
+            "I wake up tired most days, honestly.",
+            "The alarm goes off at 5:40 am on weekdays.",
+            "Work is fine, I work better in the mornings anyway.",
+            "These days I work at Halden Logistics, in the planning team.",
+            "Our office is a bit of a trek.",
+        ]);
+        assert!(
+            Extractive::respond("What time do I wake up?", &m).contains("5:40 am"),
+            "'time' names the kind of value, not a word to find"
+        );
+        assert!(Extractive::respond("Where do I work?", &m).contains("Halden Logistics"));
+        let m = mem(&[
+            "My partner Oskar cooks on Sundays.",
+            "I moved to a job at Fenwick Partners last year.",
+        ]);
+        assert!(
+            Extractive::respond("What is my partner's name?", &m).contains("Oskar"),
+            "a name made of the question's own word is not the answer"
+        );
+        let m = mem(&[
+            "I've been teaching maths for eleven years, and I still enjoy it.",
+            "Teaching can be exhausting.",
+        ]);
+        assert!(Extractive::respond("How long have I been teaching?", &m).contains("eleven years"));
+    }
+
+    #[test]
+    fn synonyms_and_general_words_find_a_fact_told_in_other_words() {
+        let m = mem(&[
+            "My GP is Dr. Okonkwo and she is lovely.",
+            "We walk the dog, a springer spaniel, every evening after dinner.",
+            "I'm allergic to shellfish, sadly.",
+        ]);
+        assert!(Extractive::respond("Who is my physician?", &m).contains("Dr. Okonkwo"));
+        assert!(Extractive::respond("What kind of pet do I have?", &m).contains("spaniel"));
+        assert!(Extractive::respond("What are my allergies?", &m).contains("shellfish"));
+        assert_eq!(
+            Extractive::respond("What kind of cat do I have?", &m),
+            NO_INFORMATION,
+            "a dog is a pet but not a cat"
+        );
+    }
+
+    #[test]
+    fn a_value_given_in_the_next_turn_answers() {
+        let m = mem(&[
+            "User: Who rules our flat? Our cat! Grey tabby, very judgemental.\nAssistant: Ha, every cat is. What's her name?",
+            "User: Juniper.\nAssistant: A fine name for a judge.",
+            "User: Can you suggest a pasta recipe?\nAssistant: Try cacio e pepe.",
+        ]);
+        assert_eq!(
+            Extractive::respond("What is my cat called?", &m),
+            "Juniper."
+        );
+        let m = mem(&[
+            "User: I need a new rota system.\nAssistant: Happy to help. What do you do for work?",
+            "User: I repair lifts, mostly in office towers.\nAssistant: Shift rotas, then.",
+        ]);
+        assert_eq!(
+            Extractive::respond("What is my job?", &m),
+            "I repair lifts, mostly in office towers.",
+            "the reply to the assistant's question answers it"
+        );
+        let m = mem(&[
+            "User: Should I switch my phone plan?\nAssistant: That depends on your usage.",
+            "User: Mostly streaming.\nAssistant: Then unlimited data makes sense.",
+        ]);
+        let answer = Extractive::respond("What phone do I use?", &m);
+        assert!(
+            !answer.contains("depends") && !answer.contains("Mostly"),
+            "a reply to the user's own question says nothing about them: {answer}"
+        );
+    }
+
+    #[tokio::test]
+    async fn relative_dates_are_placed_on_the_day_they_were_said() {
+        let memories = [
+            Memory::at(
+                "User: I had my knee operated on last October, it's still stiff.\nAssistant: Recovery takes time.",
+                "2024-03-02T00:00:03",
+            ),
+            Memory::at(
+                "User: Any stretches for stiff knees?\nAssistant: Try gentle cycling.",
+                "2024-03-02T00:00:04",
+            ),
+        ];
+        let answer = Extractive
+            .answer("When did I have knee surgery?", &memories)
+            .await
+            .unwrap();
+        assert!(answer.contains("October 2023"), "{answer}");
+        let untimed = Extractive
+            .answer(
+                "When did I have knee surgery?",
+                &[Memory::from("I had my knee operated on last October.")],
+            )
+            .await
+            .unwrap();
+        assert_eq!(untimed, "I had my knee operated on last October.");
     }
 
     #[test]
