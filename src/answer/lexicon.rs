@@ -64,6 +64,26 @@ const SYNONYMS: &[&[&str]] = &[
     &["start", "started", "began", "begin", "joined"],
 ];
 
+/// Irregular verbs: the base form with its past forms, which the suffix stemmer cannot
+/// join ("grew up" answers "where did I grow up").
+#[rustfmt::skip]
+const IRREGULAR: &[&[&str]] = &[
+    &["grow", "grew", "grown"], &["go", "went", "gone"], &["buy", "bought"],
+    &["teach", "taught"], &["meet", "met"], &["run", "ran"], &["see", "saw", "seen"],
+    &["write", "wrote", "written"], &["make", "made"], &["take", "took", "taken"],
+    &["give", "gave", "given"], &["leave", "left"], &["keep", "kept"], &["fly", "flew", "flown"],
+    &["drive", "drove", "driven"], &["begin", "began", "begun"], &["break", "broke", "broken"],
+    &["choose", "chose", "chosen"], &["come", "came"], &["find", "found"], &["feel", "felt"],
+    &["hold", "held"], &["lose", "lost"], &["pay", "paid"], &["sell", "sold"],
+    &["spend", "spent"], &["win", "won"], &["wear", "wore", "worn"], &["sing", "sang", "sung"],
+    &["swim", "swam", "swum"], &["speak", "spoke", "spoken"], &["fall", "fell", "fallen"],
+    &["know", "knew", "known"], &["build", "built"], &["send", "sent"], &["lend", "lent"],
+    &["catch", "caught"], &["bring", "brought"], &["stand", "stood"], &["sleep", "slept"],
+    &["eat", "ate", "eaten"], &["drink", "drank", "drunk"], &["ride", "rode", "ridden"],
+    &["tear", "tore", "torn"], &["think", "thought"], &["tell", "told"], &["sit", "sat"],
+    &["lead", "led"], &["hear", "heard"], &["rise", "rose", "risen"], &["forget", "forgot"],
+];
+
 /// A general word and the specific words it covers.
 #[rustfmt::skip]
 const KINDS: &[(&str, &[&str])] = &[
@@ -102,7 +122,7 @@ static ALTERNATIVES: Lazy<HashMap<String, Vec<String>>> = Lazy::new(|| {
             }
         }
     };
-    for set in SYNONYMS {
+    for set in SYNONYMS.iter().chain(IRREGULAR) {
         for a in *set {
             for b in *set {
                 link(a, b);
@@ -148,6 +168,13 @@ mod tests {
         assert!(matches("daughter", "child"));
         assert!(!matches("dog", "cat"));
         assert!(!matches("son", "daughter"));
+    }
+
+    #[test]
+    fn irregular_past_forms_meet_their_verb() {
+        assert!(matches("grew", "grow"));
+        assert!(matches("grow", "grown"));
+        assert!(matches("taught", "teaching"));
     }
 
     #[test]

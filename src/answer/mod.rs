@@ -64,6 +64,10 @@ pub const UNNAMED_KIND: f64 = 0.6;
 /// the question proper): enough to choose among sentences that answer it equally well.
 pub const CONTEXT_BONUS: f64 = 0.05;
 
+/// The weight of a question word matched through the lexicon (a synonym or a general
+/// word, [`lexicon::alternatives`]) relative to the word itself.
+pub const LEXICON_MATCH: f64 = 0.7;
+
 /// The least share of a yes/no statement's value words a sentence must hold to
 /// support it.
 pub const VALUE_SHARE: f64 = 0.6;
@@ -371,6 +375,22 @@ impl Candidate {
     }
 }
 
+/// Kinds of place a "which/what X" question can ask for; a named place answers it.
+const PLACE_KINDS: &[&str] = &[
+    "city",
+    "town",
+    "country",
+    "state",
+    "village",
+    "neighborhood",
+    "neighbourhood",
+    "suburb",
+    "island",
+    "county",
+    "region",
+    "street",
+];
+
 /// Prepositions that introduce a place or an organisation one is at.
 const PLACE_LEADS: &[&str] = &[
     "at", "in", "for", "from", "to", "near", "on", "into", "outside", "around", "by", "with",
@@ -628,6 +648,9 @@ fn yes_no_statement(core: &str) -> Option<Vec<String>> {
     None
 }
 
+/// Stemmed words that ask for a sort of thing ("what kind of pet"), not about it.
+const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
+
 /// The kind of value a question wants, from its first question word and the word
 /// after it ("what time" → a time of day, "how long" → a length of time, "who" → a
 /// name, "what is my dog's name" → a name).
@@ -647,6 +670,7 @@ fn want_of(tokens: &[String]) -> Want {
             "time" | "hour" => Want::Clock,
             "year" | "month" | "date" | "day" => Want::Time,
             _ if named => Want::Name,
+            _ if PLACE_KINDS.contains(&next) => Want::Place,
             _ => Want::Other,
         },
         "how" => match next {
@@ -871,17 +895,17 @@ impl Extractive {
         let kind_words = kind_words(want);
         let q: Vec<String> = question_terms(&tokens)
             .into_iter()
-            .filter(|t| !kind_words.contains(&t.as_str()))
+            .filter(|t| !kind_words.contains(&t.as_str()) && !SORT_WORDS.contains(&t.as_str()))
             .collect();
         if q.is_empty() || candidates.is_empty() {
             return NO_INFORMATION.to_string();
         }
-        let weights = weights(&q, &candidates);
-        let total: f64 = weights.iter().sum();
         let asks_about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
         let context = context_terms(&question, &q);
         let kind = asked_kind(&tokens);
         let key = key_term(&tokens);
+        let weights = weights(&q, &candidates);
+        let total: f64 = weights.iter().sum();
         // Each scored sentence with the sentence that gives the answer.
         let mut scored: Vec<(f64, usize)> = Vec::new();
         for (i, p) in placed.iter().enumerate() {
@@ -889,13 +913,18 @@ impl Extractive {
             let mut covered = 0.0;
             let mut matched = 0;
             for (t, w) in q.iter().zip(&weights) {
-                if c.has_any(t) {
+                if c.has(t) {
                     covered += w;
+                    matched += 1;
+                } else if c.has_any(t) {
+                    covered += w * LEXICON_MATCH;
                     matched += 1;
                 }
             }
             let mut score = covered / total;
-            if kind.as_ref().is_some_and(|k| !c.has_any(k)) {
+            // "Which city …": a named place answers without the word "city".
+            let named_place = want == Want::Place && c.value_for(want, &q).is_some();
+            if !named_place && kind.as_ref().is_some_and(|k| !c.has_any(k)) {
                 score *= UNNAMED_KIND;
             }
             let enough_words =
@@ -929,6 +958,14 @@ impl Extractive {
         };
         let p = &placed[best];
         let c = p.candidate;
+        if want == Want::Duration
+            && let Some(span) = c.value_for(want, &q)
+            && span.kind == values::Kind::Date
+            && let Some(now) = memories.iter().filter_map(|(_, t)| *t).max()
+            && let Some(length) = values::elapsed(&c.text[span.start..span.end], now)
+        {
+            return format!("{} ({length})", c.text);
+        }
         if matches!(want, Want::Time)
             && let Some(span) = c.value_for(want, &q)
             && let Some(time) = p.time
@@ -1298,7 +1335,8 @@ mod tests {
             "I'm allergic to shellfish, sadly.",
         ]);
         assert!(Extractive::respond("Who is my physician?", &m).contains("Dr. Okonkwo"));
-        assert!(Extractive::respond("What kind of pet do I have?", &m).contains("spaniel"));
+        let pet = Extractive::respond("What kind of pet do I have?", &m);
+        assert!(pet.contains("spaniel"), "{pet}");
         assert!(Extractive::respond("What are my allergies?", &m).contains("shellfish"));
         assert_eq!(
             Extractive::respond("What kind of cat do I have?", &m),

@@ -474,6 +474,29 @@ pub fn resolve_date(span_text: &str, said_on: &str) -> Option<String> {
     Some(render(period))
 }
 
+/// How long ago, on `now` (`YYYY-MM…`), the month or year a date span names began, in
+/// whole years ("2 years"), or in months under a year ("5 months"): "June 2018" on
+/// 2025-08-01 → "7 years". `None` when the span names no year or `now` is no date.
+pub fn elapsed(span_text: &str, now: &str) -> Option<String> {
+    if !is_absolute(span_text) {
+        return None;
+    }
+    let now = YearMonth::parse(now.get(..7)?)?;
+    let start = mentioned_periods(span_text, None).into_iter().next()?.start;
+    let months = (now.year - start.year) * 12 + now.month as i32 - start.month as i32;
+    match months {
+        ..=0 => None,
+        1..=11 => Some(format!(
+            "{months} month{}",
+            if months == 1 { "" } else { "s" }
+        )),
+        _ => {
+            let years = months / 12;
+            Some(format!("{years} year{}", if years == 1 { "" } else { "s" }))
+        }
+    }
+}
+
 fn month_name(month: u32) -> String {
     let name = MONTHS[(month - 1) as usize];
     let mut chars = name.chars();
@@ -628,5 +651,15 @@ mod tests {
             "already placed"
         );
         assert_eq!(resolve_date("last October", "not a date"), None);
+        assert_eq!(
+            elapsed("June 2018", "2025-08-01").as_deref(),
+            Some("7 years")
+        );
+        assert_eq!(elapsed("in 2024", "2025-03-01").as_deref(), Some("1 year"));
+        assert_eq!(
+            elapsed("March 2025", "2025-08-01").as_deref(),
+            Some("5 months")
+        );
+        assert_eq!(elapsed("last June", "2025-08-01"), None);
     }
 }
