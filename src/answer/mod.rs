@@ -363,12 +363,14 @@ impl Candidate {
                     .iter()
                     .any(|t| q.contains(&text::stem(t)))
                 && (want != Want::Place || {
+                    // The word before the name, past any determiner ("in the …").
                     let before = self.text[..v.start]
-                        .trim_end()
-                        .rsplit(|c: char| !c.is_alphabetic())
-                        .next()
-                        .unwrap_or("")
-                        .to_lowercase();
+                        .split(|c: char| !c.is_alphabetic())
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_lowercase)
+                        .rev()
+                        .find(|w| !matches!(w.as_str(), "the" | "a" | "an" | "my" | "our"))
+                        .unwrap_or_default();
                     PLACE_LEADS.contains(&before.as_str())
                 })
         })
@@ -656,7 +658,15 @@ const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
 /// name, "what is my dog's name" → a name).
 fn want_of(tokens: &[String]) -> Want {
     let Some(at) = tokens.iter().position(|t| WH_WORDS.contains(&t.as_str())) else {
-        return Want::Other;
+        // No question word ("… remind me of my best friend's name"): the noun tells.
+        let has = |w: &[&str]| tokens.iter().any(|t| w.contains(&t.as_str()));
+        return if has(&["name", "names", "called"]) {
+            Want::Name
+        } else if has(&["birthday", "date"]) {
+            Want::Time
+        } else {
+            Want::Other
+        };
     };
     let next = tokens.get(at + 1).map_or("", String::as_str);
     let named = tokens[at..]
@@ -856,6 +866,20 @@ fn follow_up(placed: &[Placed<'_>], at: usize, want: Want, q: &[String]) -> Opti
     None
 }
 
+/// The close sentences before the one at `at`, nearest first (at most
+/// [`LOOK_AHEAD`], while [`adjacent`]).
+fn preceding<'p, 'a>(placed: &'p [Placed<'a>], at: usize) -> impl Iterator<Item = &'p Placed<'a>> {
+    let mut next = &placed[at];
+    placed[at.saturating_sub(LOOK_AHEAD)..at]
+        .iter()
+        .rev()
+        .take_while(move |p| {
+            let close = adjacent(p, next);
+            next = p;
+            close
+        })
+}
+
 impl Extractive {
     /// The answer to `question` from `memories` (the synchronous body of
     /// [`Answerer::answer`]), texts without times, least preferred first.
@@ -885,7 +909,7 @@ impl Extractive {
             .collect();
         let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
         if let Some(statement) = yes_no_statement(&core) {
-            return match Extractive::support(&statement, &candidates) {
+            return match Extractive::support(&statement, &placed) {
                 Some(sentence) => format!("Yes. {sentence}"),
                 None => NO_SUPPORT.to_string(),
             };
@@ -910,30 +934,33 @@ impl Extractive {
         let mut scored: Vec<(f64, usize)> = Vec::new();
         for (i, p) in placed.iter().enumerate() {
             let c = p.candidate;
+            let valued = want != Want::Other && c.value_for(want, &q).is_some();
+            // "Which city …": a named place stands for the word "city".
+            let named_place = valued && want == Want::Place;
             let mut covered = 0.0;
             let mut matched = 0;
             for (t, w) in q.iter().zip(&weights) {
                 if c.has(t) {
                     covered += w;
                     matched += 1;
-                } else if c.has_any(t) {
+                } else if c.has_any(t) || named_place && kind.as_ref() == Some(t) {
                     covered += w * LEXICON_MATCH;
                     matched += 1;
                 }
             }
             let mut score = covered / total;
-            // "Which city …": a named place answers without the word "city".
-            let named_place = want == Want::Place && c.value_for(want, &q).is_some();
             if !named_place && kind.as_ref().is_some_and(|k| !c.has_any(k)) {
                 score *= UNNAMED_KIND;
             }
-            let enough_words =
-                matched >= q.len().min(2) || key.as_ref().is_some_and(|k| c.has_any(k));
+            // A sentence holding the wanted kind of value needs only half the words.
+            let enough_words = matched >= q.len().min(2)
+                || key.as_ref().is_some_and(|k| c.has_any(k))
+                || valued && score >= 0.5;
             if !enough_words || score < MIN_COVERAGE {
                 continue;
             }
             let mut answer = i;
-            if want != Want::Other && c.value_for(want, &q).is_some() {
+            if valued {
                 score += OWN_VALUE;
             } else if let Some(j) = follow_up(&placed, i, want, &q) {
                 score += NEIGHBOUR_VALUE;
@@ -984,7 +1011,9 @@ impl Extractive {
     /// statement reasonably: it shares a word with it, or it covers at least
     /// [`CLAIM_COVERAGE`] of the whole statement's rarity-weighted words ("My phone is
     /// a Fairphone 5." supports "I use a Fairphone 5").
-    fn support(statement: &[String], candidates: &[&Candidate]) -> Option<String> {
+    fn support(statement: &[String], placed: &[Placed<'_>]) -> Option<String> {
+        let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
+        let candidates = candidates.as_slice();
         let split = statement
             .iter()
             .rposition(|t| LINKS.contains(&t.as_str()))
@@ -1009,7 +1038,7 @@ impl Extractive {
         let weights = weights(&all, candidates);
         let total: f64 = weights.iter().sum();
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
-        for c in candidates {
+        for (i, c) in candidates.iter().enumerate() {
             let tail_hits = tail.iter().filter(|t| c.has_any(t)).count();
             let tail_share = tail_hits as f64 / tail.len() as f64;
             if tail_share < VALUE_SHARE {
@@ -1023,7 +1052,11 @@ impl Extractive {
                 .map(|(_, w)| w)
                 .sum::<f64>()
                 / total;
-            if !head.is_empty() && head_hits == 0 && coverage < CLAIM_COVERAGE {
+            // The rest of the claim may be in the sentences just before the value
+            // ("What's her name?" … "Juniper.").
+            let said_before =
+                || preceding(placed, i).any(|p| head.iter().any(|t| p.candidate.has_any(t)));
+            if !head.is_empty() && head_hits == 0 && coverage < CLAIM_COVERAGE && !said_before() {
                 continue;
             }
             scored.push((tail_share + coverage, c));
@@ -1374,6 +1407,61 @@ mod tests {
             !answer.contains("depends") && !answer.contains("Mostly"),
             "a reply to the user's own question says nothing about them: {answer}"
         );
+    }
+
+    #[test]
+    fn yes_and_no_across_two_turns_and_names_asked_without_a_question_word() {
+        let m = mem(&[
+            "User: Who rules our flat? Our cat! Grey tabby, very judgemental.\nAssistant: Ha, every cat is. What's her name?",
+            "User: Juniper.\nAssistant: A fine name for a judge.",
+        ]);
+        assert_eq!(
+            Extractive::respond(
+                "Answer yes or no: is it true that my cat's name is Juniper?",
+                &m
+            ),
+            "Yes. Juniper.",
+            "the claim's subject is in the turn before the value"
+        );
+        assert_eq!(
+            Extractive::respond(
+                "Answer yes or no: is it true that my cat's name is Marmalade?",
+                &m
+            ),
+            NO_SUPPORT
+        );
+        assert_eq!(
+            Extractive::respond(
+                "I was telling a friend about my cat's name and drew a blank. Remind me what you know about that.",
+                &m
+            ),
+            "Juniper."
+        );
+    }
+
+    #[test]
+    fn a_named_place_answers_which_city_and_a_start_date_answers_how_long() {
+        let m = mem(&[
+            "I grew up in Dundee before uni.",
+            "Cities are expensive these days.",
+        ]);
+        assert!(Extractive::respond("Which city did I grow up in?", &m).contains("Dundee"));
+    }
+
+    #[tokio::test]
+    async fn how_long_is_counted_from_a_start_date_to_the_latest_memory() {
+        let memories = [
+            Memory::at(
+                "I started at the bakery in June 2018.",
+                "2025-02-01T00:00:01",
+            ),
+            Memory::at("Bread prices keep going up.", "2025-08-01T00:00:01"),
+        ];
+        let answer = Extractive
+            .answer("How long have I been at the bakery?", &memories)
+            .await
+            .unwrap();
+        assert_eq!(answer, "I started at the bakery in June 2018. (7 years)");
     }
 
     #[tokio::test]
