@@ -91,7 +91,7 @@ const KINDS: &[(&str, &[&str])] = &[
               "goldfish", "tortoise", "guinea"]),
     ("dog", &["puppy", "pup"]),
     ("cat", &["kitten"]),
-    ("child", &["son", "daughter", "baby", "toddler", "teenager"]),
+    ("child", &["son", "daughter", "boy", "boys", "girl", "girls", "baby", "toddler", "teenager"]),
     ("sibling", &["brother", "sister"]),
     ("parent", &["mother", "father", "mom", "dad", "mum"]),
     ("relative", &["aunt", "uncle", "cousin", "niece", "nephew", "grandmother", "grandfather",

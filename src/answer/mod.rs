@@ -331,8 +331,12 @@ struct Candidate {
     terms: Vec<String>,
     asks: bool,
     first_person: bool,
+    /// Its terms and the words the lexicon relates to them
+    /// ([`lexicon::alternatives`]), sorted: a question word among them is matched,
+    /// itself or through the lexicon.
+    reach: Vec<String>,
     /// The typed values the sentence holds ([`values::spans`]).
-    values: Vec<values::Span>,
+    values: Vec<Value>,
     /// Who said it, when the memory labels its speakers: `Some(true)` for the user.
     by_user: Option<bool>,
 }
@@ -348,7 +352,9 @@ impl Candidate {
     /// Whether the sentence holds the (stemmed) term or a word of the lexicon that
     /// matches it ([`lexicon::alternatives`]).
     fn has_any(&self, term: &str) -> bool {
-        self.has(term) || lexicon::alternatives(term).iter().any(|a| self.has(a))
+        self.reach
+            .binary_search_by(|t| t.as_str().cmp(term))
+            .is_ok()
     }
 
     /// The first value of a kind the question wants that is not itself what the
@@ -356,24 +362,44 @@ impl Candidate {
     /// answer "What is my partner's name?"); a place is introduced by a preposition
     /// ("at Brightloop", "in Leeds").
     fn value_for(&self, want: Want, q: &[String]) -> Option<&values::Span> {
-        self.values.iter().find(|v| {
-            let span = &self.text[v.start..v.end];
-            want.accepts(v.kind)
-                && !text::tokenize(span)
-                    .iter()
-                    .any(|t| q.contains(&text::stem(t)))
-                && (want != Want::Place || {
-                    // The word before the name, past any determiner ("in the …").
-                    let before = self.text[..v.start]
-                        .split(|c: char| !c.is_alphabetic())
-                        .filter(|w| !w.is_empty())
-                        .map(str::to_lowercase)
-                        .rev()
-                        .find(|w| !matches!(w.as_str(), "the" | "a" | "an" | "my" | "our"))
-                        .unwrap_or_default();
-                    PLACE_LEADS.contains(&before.as_str())
-                })
-        })
+        self.values
+            .iter()
+            .find(|v| {
+                want.accepts(v.span.kind)
+                    && !v.terms.iter().any(|t| q.contains(t))
+                    && (want != Want::Place || v.after_place_lead)
+            })
+            .map(|v| &v.span)
+    }
+}
+
+/// A typed value of a sentence, with what the reader checks of it.
+#[derive(Debug)]
+struct Value {
+    span: values::Span,
+    /// Its words, stemmed.
+    terms: Vec<String>,
+    /// Whether a place preposition comes before it, past any determiner ("in the …").
+    after_place_lead: bool,
+}
+
+impl Value {
+    fn new(sentence: &str, span: values::Span) -> Value {
+        let before = sentence[..span.start]
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .rev()
+            .find(|w| !matches!(w.as_str(), "the" | "a" | "an" | "my" | "our"))
+            .unwrap_or_default();
+        Value {
+            terms: text::tokenize(&sentence[span.start..span.end])
+                .iter()
+                .map(|t| text::stem(t))
+                .collect(),
+            after_place_lead: PLACE_LEADS.contains(&before.as_str()),
+            span,
+        }
     }
 }
 
@@ -454,7 +480,20 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
         out.push(Candidate {
             asks: sentence.trim_end().ends_with('?'),
             first_person: tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str())),
-            values: values::spans(&sentence),
+            reach: {
+                let mut reach: Vec<String> = terms
+                    .iter()
+                    .flat_map(|t| std::iter::once(t).chain(lexicon::alternatives(t)))
+                    .cloned()
+                    .collect();
+                reach.sort_unstable();
+                reach.dedup();
+                reach
+            },
+            values: values::spans(&sentence)
+                .into_iter()
+                .map(|span| Value::new(&sentence, span))
+                .collect(),
             text: sentence,
             terms,
             by_user,
@@ -795,9 +834,14 @@ fn weights(terms: &[String], candidates: &[&Candidate]) -> Vec<f64> {
             }
         }
     }
-    let n = candidates.len() as f64;
-    df.into_iter()
-        .map(|df| 1.0 + (1.0 + n / (1.0 + df as f64)).ln() / (1.0 + n).ln().max(f64::EPSILON))
+    rarity(&df, candidates.len())
+}
+
+/// Rarity weights in [1, 2] from how many of `n` sentences hold each term (`df`).
+fn rarity(df: &[usize], n: usize) -> Vec<f64> {
+    let n = n as f64;
+    df.iter()
+        .map(|&df| 1.0 + (1.0 + n / (1.0 + df as f64)).ln() / (1.0 + n).ln().max(f64::EPSILON))
         .collect()
 }
 
@@ -928,22 +972,42 @@ impl Extractive {
         let context = context_terms(&question, &q);
         let kind = asked_kind(&tokens);
         let key = key_term(&tokens);
-        let weights = weights(&q, &candidates);
+        // How each sentence holds each question word: 2 itself, 1 through the lexicon.
+        let n = q.len();
+        let mut hits = vec![0u8; candidates.len() * n];
+        let mut df = vec![0usize; n];
+        for (i, c) in candidates.iter().enumerate() {
+            for (k, t) in q.iter().enumerate() {
+                let hit = match (c.has_any(t), c.has(t)) {
+                    (false, _) => 0,
+                    (true, false) => 1,
+                    (true, true) => 2,
+                };
+                hits[i * n + k] = hit;
+                df[k] += usize::from(hit > 0);
+            }
+        }
+        let weights = rarity(&df, candidates.len());
         let total: f64 = weights.iter().sum();
+        let place_kind = want == Want::Place && kind.as_ref().is_some_and(|k| q.contains(k));
         // Each scored sentence with the sentence that gives the answer.
         let mut scored: Vec<(f64, usize)> = Vec::new();
         for (i, p) in placed.iter().enumerate() {
+            let row = &hits[i * n..(i + 1) * n];
+            if !place_kind && row.iter().all(|&h| h == 0) {
+                continue;
+            }
             let c = p.candidate;
             let valued = want != Want::Other && c.value_for(want, &q).is_some();
             // "Which city …": a named place stands for the word "city".
             let named_place = valued && want == Want::Place;
             let mut covered = 0.0;
             let mut matched = 0;
-            for (t, w) in q.iter().zip(&weights) {
-                if c.has(t) {
+            for ((t, w), &hit) in q.iter().zip(&weights).zip(row) {
+                if hit == 2 {
                     covered += w;
                     matched += 1;
-                } else if c.has_any(t) || named_place && kind.as_ref() == Some(t) {
+                } else if hit == 1 || named_place && kind.as_ref() == Some(t) {
                     covered += w * LEXICON_MATCH;
                     matched += 1;
                 }
