@@ -5,13 +5,17 @@
 //! text that best matches the question, or says it has no such information.
 
 mod lexicon;
+mod question;
 mod values;
+
+pub use question::question_proper;
+use question::*;
 
 use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
 use once_cell::sync::Lazy;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// A failure to compose an answer; recorded as an error on the question.
@@ -65,7 +69,7 @@ pub const UNNAMED_KIND: f64 = 0.6;
 pub const CONTEXT_BONUS: f64 = 0.05;
 
 /// The weight of a question word matched through the lexicon (a synonym or a general
-/// word, [`lexicon::alternatives`]) relative to the word itself.
+/// word, from the reader's lexicon) relative to the word itself.
 pub const LEXICON_MATCH: f64 = 0.7;
 
 /// The least share of a yes/no statement's value words a sentence must hold to
@@ -103,6 +107,24 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   September 2023?" is not answered by a sentence that only shares the date, "Which
 ///   city did I visit on my trip on February 5, 2025?" still by "my trip on February
 ///   5, 2025 was to Cape Town").
+/// - **Words told differently.** A question word also matches its synonyms, the
+///   specific words of a general one and the past forms of an irregular verb, from a
+///   small lexicon of everyday English ("physician" finds "GP", "pet" finds "dog",
+///   "grow" finds "grew"), at [`LEXICON_MATCH`] of its weight.
+/// - **The kind of value wanted.** "Who" and "what is X's name" want a name, "where"
+///   and "which city" a named place after a preposition, "what time" a time of day,
+///   "when" a date, "how long" a length of time, "how many/much/often/old" a number
+///   (the words "name", "time", "long" … then need not appear). A sentence holding a
+///   value of that kind (not made of the question's own words) gains [`OWN_VALUE`]
+///   and needs only half the question's weight; one without it is marked down,
+///   unless the value follows within [`LOOK_AHEAD`] close sentences (the same or the
+///   next turn, the same day), when that sentence is the answer ("Our cat!" …
+///   "What's her name?" … "Juniper."). For other questions, when the best match is
+///   the assistant's question, the user's reply to it is the answer.
+/// - **Dates.** A relative date in the answer ("last October") is placed on the day
+///   its memory was learnt and given after it ("(October 2023)"); a "how long"
+///   question answered by a start date gets the time from it to the latest memory
+///   ("(7 years)").
 /// - **Order.** Among sentences scoring within [`TIE_MARGIN`] of the best, the most
 ///   recent wins when memories carry times (so a new value stated after an old one is
 ///   the answer), and otherwise the one from the memory listed first, since the
@@ -114,7 +136,9 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   has none ("I use a Fairphone 5") — must mostly ([`VALUE_SHARE`]) appear in a
 ///   sentence that also matches the rest of the claim: it shares a word with it, or
 ///   covers [`CLAIM_COVERAGE`] of the claim's rarity-weighted words ("My phone is a
-///   Fairphone 5."). Then the answer is `Yes. <sentence>`, otherwise [`NO_SUPPORT`].
+///   Fairphone 5."), or whose close preceding sentences hold the rest ("What's her
+///   name?" … "Juniper."). Then the answer is `Yes. <sentence>`, otherwise
+///   [`NO_SUPPORT`].
 /// - Otherwise the answer is [`NO_INFORMATION`].
 /// - **Cost.** A memory's sentences are tokenised once and kept in a process-wide
 ///   cache keyed by the memory's text, so a system that returns the same memories for
@@ -154,173 +178,6 @@ fn ordered(memories: &[Memory]) -> Vec<&Memory> {
     let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
     ordered.sort_by_key(|m| m.time_key());
     ordered
-}
-
-/// Words that frame a question (roles, overrides, requests to tell) without being
-/// what it asks about.
-const FRAME_WORDS: &[&str] = &[
-    "assistant",
-    "records",
-    "record",
-    "official",
-    "file",
-    "files",
-    "access",
-    "authorized",
-    "authorised",
-    "authority",
-    "administrator",
-    "admin",
-    "developer",
-    "system",
-    "mode",
-    "role",
-    "pretend",
-    "ignore",
-    "previous",
-    "instructions",
-    "instruction",
-    "prompt",
-    "override",
-    "rules",
-    "policy",
-    "restrictions",
-    "unrestricted",
-    "debug",
-    "audit",
-    "auditor",
-    "compliance",
-    "verify",
-    "verification",
-    "confirm",
-    "state",
-    "tell",
-    "know",
-    "remember",
-    "recall",
-    "say",
-    "answer",
-    "question",
-    "respond",
-    "reply",
-    "information",
-    "info",
-    "detail",
-    "details",
-    "based",
-    "putting",
-    "together",
-    "given",
-    "mention",
-    "mentioned",
-    "told",
-    "said",
-    "shared",
-    "stored",
-    "memory",
-    "memories",
-    "full",
-    "complete",
-    "exactly",
-    "need",
-    "want",
-    "true",
-    "false",
-    "task",
-    "report",
-    "reveal",
-    "repeat",
-    "list",
-    "output",
-    "print",
-    "data",
-    "database",
-    "profile",
-    "user",
-    "security",
-    "purpose",
-    "purposes",
-    "form",
-    "anything",
-    "everything",
-    "remind",
-    "act",
-    "acting",
-    "character",
-    "story",
-    "game",
-    "hypothetically",
-    "imagine",
-    "assume",
-    "forget",
-    "forgotten",
-    "deleted",
-    "delete",
-    "erased",
-    "whatever",
-    "ever",
-    "still",
-    "now",
-];
-
-/// Auxiliary verbs that open a yes/no question.
-const AUXILIARIES: &[&str] = &[
-    "do", "does", "did", "is", "are", "was", "were", "am", "have", "has", "had", "can", "could",
-    "will", "would", "should",
-];
-
-const WH_WORDS: &[&str] = &[
-    "what", "which", "where", "when", "who", "whom", "whose", "why", "how",
-];
-
-/// Words after which a yes/no statement gives its value ("… was biology").
-const LINKS: &[&str] = &[
-    "is", "was", "are", "were", "am", "be", "been", "in", "at", "for", "to", "on", "as", "from",
-    "with", "by", "named", "called", "into", "near", "about", "of",
-];
-
-/// The kind of value a question asks for, as far as its question words tell.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
-    /// Who, whom, whose, "what is X's name", "what is X called": a name.
-    Name,
-    /// Where: a place or an organisation, usually named.
-    Place,
-    /// What time: a time of day.
-    Clock,
-    /// When, what year/month/date/day: a date or a period.
-    Time,
-    /// How many, how much, how often, how old: a number.
-    Number,
-    /// How long: a length of time.
-    Duration,
-    /// Anything else (what, which, how): a phrase of no particular kind.
-    Other,
-}
-
-impl Want {
-    /// Whether a value of `kind` answers a question wanting this.
-    fn accepts(self, kind: values::Kind) -> bool {
-        use values::Kind as K;
-        match self {
-            Want::Name | Want::Place => kind == K::Name,
-            Want::Clock => kind == K::Clock,
-            Want::Time => matches!(kind, K::Date | K::Clock),
-            Want::Number => matches!(kind, K::Number | K::Duration),
-            Want::Duration => matches!(kind, K::Duration | K::Date),
-            Want::Other => false,
-        }
-    }
-
-    /// The factor on the score of a sentence holding no value of the wanted kind
-    /// (places are often unnamed: "at the gym").
-    fn unvalued(self) -> f64 {
-        match self {
-            Want::Other => 1.0,
-            Want::Place => 0.85,
-            _ => 0.7,
-        }
-    }
 }
 
 /// A candidate answer sentence, tokenised once.
@@ -403,32 +260,10 @@ impl Value {
     }
 }
 
-/// Kinds of place a "which/what X" question can ask for; a named place answers it.
-const PLACE_KINDS: &[&str] = &[
-    "city",
-    "town",
-    "country",
-    "state",
-    "village",
-    "neighborhood",
-    "neighbourhood",
-    "suburb",
-    "island",
-    "county",
-    "region",
-    "street",
-];
-
 /// Prepositions that introduce a place or an organisation one is at.
 const PLACE_LEADS: &[&str] = &[
     "at", "in", "for", "from", "to", "near", "on", "into", "outside", "around", "by", "with",
 ];
-
-fn frame_words() -> &'static HashSet<String> {
-    static SET: Lazy<HashSet<String>> =
-        Lazy::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
-    &SET
-}
 
 /// The speaker a sentence's label names: `Some(true)` for `User:`, `Some(false)` for
 /// `Assistant:`, `None` without a label.
@@ -452,10 +287,6 @@ fn strip_label(sentence: &str) -> &str {
     }
     sentence
 }
-
-/// The user as a subject: a question asking what "I" do prefers sentences where "I"
-/// do it over sentences about someone else ("my sister lives …").
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
 
 /// The candidate sentences of one memory.
 fn sentences_of(memory: &str) -> Vec<Candidate> {
@@ -545,271 +376,6 @@ fn candidates(memories: &[String]) -> Vec<Arc<[Candidate]>> {
     found.into_iter().flatten().collect()
 }
 
-/// Whether a piece of a question holds a content word (not a stop-word, not framing).
-fn has_content(piece: &str) -> bool {
-    !question_terms(&text::tokenize(piece)).is_empty()
-}
-
-/// The question proper, and the rest of the text as context.
-///
-/// The sentences are tried from the one that asks (the last holding a `?`, else the
-/// last) back to the first; in each, the first of these pieces holding a content
-/// word is the question proper: the clause after its last colon ("For the audit log,
-/// answer exactly: What am I allergic to?"), what follows an opening clause set off by
-/// a comma when it starts with a question word, an auxiliary or a word of telling
-/// ("Taking my update into account, what …", "Without naming anything specific,
-/// remind me of … my neighbor"), the sentence itself. Without any, the whole text.
-/// The part of a question that asks, without its framing (see [`Extractive`]): a
-/// retrieving system may search with it so that an attack frame's words do not crowd
-/// out what is asked.
-pub fn question_proper(question: &str) -> String {
-    let sentences = text::split_sentences(question);
-    let asking = sentences
-        .iter()
-        .rposition(|s| s.contains('?'))
-        .or(sentences.len().checked_sub(1));
-    let Some(asking) = asking else {
-        return question.to_string();
-    };
-    let order = std::iter::once(asking).chain((0..sentences.len()).rev().filter(|&i| i != asking));
-    for i in order {
-        let sentence = sentences[i].as_str();
-        for piece in question_pieces(sentence) {
-            if has_content(piece) {
-                return piece.to_string();
-            }
-        }
-    }
-    question.to_string()
-}
-
-/// The candidate question pieces of one sentence, most specific first.
-fn question_pieces(sentence: &str) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    // A colon followed by a space: "5:30" is no clause boundary.
-    if let Some(i) = sentence.rfind(": ") {
-        let rest = sentence[i + 2..].trim();
-        if !rest.is_empty() {
-            pieces.push(rest);
-        }
-    }
-    // "… about <topic> earlier and …": the topic a sentence is about, up to the end of
-    // its phrase, so "I was telling someone about my blood type earlier" gives "my blood
-    // type" (a reply "remind me what you know about that" points back to it).
-    if let Some(i) = sentence.rfind(" about ") {
-        let rest = &sentence[i + 7..];
-        let end = [
-            " earlier",
-            " and ",
-            ",",
-            ".",
-            ";",
-            "?",
-            " yesterday",
-            " before",
-            " last ",
-            " the other day",
-        ]
-        .iter()
-        .filter_map(|stop| rest.find(stop))
-        .min()
-        .unwrap_or(rest.len());
-        let topic = rest[..end].trim();
-        if !topic.is_empty() {
-            pieces.push(topic);
-        }
-    }
-    for (i, _) in sentence.match_indices(", ") {
-        let rest = sentence[i + 2..].trim();
-        let opens = text::tokenize(rest).first().is_some_and(|w| {
-            WH_WORDS.contains(&w.as_str())
-                || AUXILIARIES.contains(&w.as_str())
-                || frame_words().contains(&text::stem(w))
-        });
-        if opens {
-            pieces.push(rest);
-            break;
-        }
-    }
-    pieces.push(sentence);
-    pieces
-}
-
-/// The content terms of the question that lie outside its proper part (context and
-/// framing): they only break near-ties.
-fn context_terms(question: &str, core_terms: &[String]) -> Vec<String> {
-    question_terms(&text::tokenize(question))
-        .into_iter()
-        .filter(|t| !core_terms.contains(t))
-        .collect()
-}
-
-/// Content terms of a question: stemmed, without stop-words and framing words.
-fn question_terms(tokens: &[String]) -> Vec<String> {
-    text::dedup(
-        tokens
-            .iter()
-            .filter(|t| !text::is_stop_word(t))
-            .map(|t| text::stem(t))
-            .filter(|t| !frame_words().contains(t))
-            .collect(),
-    )
-}
-
-/// The statement a yes/no question asks about, as tokens; `None` for other questions.
-fn yes_no_statement(core: &str) -> Option<Vec<String>> {
-    let tokens = text::tokenize(core);
-    let find = |pattern: &[&str]| {
-        tokens
-            .windows(pattern.len())
-            .position(|w| w.iter().zip(pattern).all(|(a, b)| a == b))
-    };
-    if let Some(i) = find(&["is", "it", "true", "that"]) {
-        return Some(tokens[i + 4..].to_vec());
-    }
-    if let Some(i) = find(&["is", "it", "true"]) {
-        return Some(tokens[i + 3..].to_vec());
-    }
-    if let Some(i) = find(&["yes", "or", "no"]) {
-        let rest = &tokens[i + 3..];
-        let skip = rest
-            .iter()
-            .take_while(|t| AUXILIARIES.contains(&t.as_str()) || t.as_str() == "it")
-            .count();
-        return Some(rest[skip..].to_vec());
-    }
-    let first = tokens.first()?;
-    let second = tokens.get(1).map(String::as_str).unwrap_or("");
-    if AUXILIARIES.contains(&first.as_str())
-        && second != "you"
-        && !tokens.iter().any(|t| WH_WORDS.contains(&t.as_str()))
-    {
-        return Some(tokens[1..].to_vec());
-    }
-    None
-}
-
-/// Stemmed words that ask for a sort of thing ("what kind of pet"), not about it.
-const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
-
-/// The kind of value a question wants, from its first question word and the word
-/// after it ("what time" → a time of day, "how long" → a length of time, "who" → a
-/// name, "what is my dog's name" → a name).
-fn want_of(tokens: &[String]) -> Want {
-    let Some(at) = tokens.iter().position(|t| WH_WORDS.contains(&t.as_str())) else {
-        // No question word ("… remind me of my best friend's name"): the noun tells.
-        let has = |w: &[&str]| tokens.iter().any(|t| w.contains(&t.as_str()));
-        return if has(&["name", "names", "called"]) {
-            Want::Name
-        } else if has(&["birthday", "date"]) {
-            Want::Time
-        } else {
-            Want::Other
-        };
-    };
-    let next = tokens.get(at + 1).map_or("", String::as_str);
-    let named = tokens[at..]
-        .iter()
-        .any(|t| matches!(t.as_str(), "name" | "names" | "called" | "named"));
-    match tokens[at].as_str() {
-        "who" | "whom" | "whose" => Want::Name,
-        "where" => Want::Place,
-        "when" => Want::Time,
-        "what" | "which" => match next {
-            "time" | "hour" => Want::Clock,
-            "year" | "month" | "date" | "day" => Want::Time,
-            _ if named => Want::Name,
-            _ if PLACE_KINDS.contains(&next) => Want::Place,
-            _ => Want::Other,
-        },
-        "how" => match next {
-            "long" => Want::Duration,
-            "many" | "much" | "often" | "old" => Want::Number,
-            _ => Want::Other,
-        },
-        _ => Want::Other,
-    }
-}
-
-/// The words of a question that only say what kind of value it wants ("name" in
-/// "What is my dog's name?", "time" in "What time do I wake up?"), stemmed: the
-/// sentence that states the value need not hold them.
-fn kind_words(want: Want) -> &'static [&'static str] {
-    match want {
-        Want::Name => &["nam", "call"],
-        Want::Clock => &["tim", "hour"],
-        Want::Time => &["year", "month", "dat", "day"],
-        Want::Number => &["often", "old"],
-        Want::Duration => &["long"],
-        Want::Place | Want::Other => &[],
-    }
-}
-
-/// Words after "what"/"which" that name no kind of thing ("what kind of …", "what
-/// time …"): the answer need not hold them.
-const NO_HEAD: &[&str] = &[
-    "kind", "type", "sort", "sorts", "kinds", "types", "time", "year", "month", "day", "date",
-    "days",
-];
-
-/// The kind of thing a "what/which X …" question asks for: the last word of the
-/// noun phrase after a leading "what"/"which" ("What smart home device did I
-/// install …?" → "devic"; "Which bank holds my savings?" → "bank"), stemmed; the answer should name it. `None` for other
-/// questions ("What is my …?", "What do I …?").
-fn asked_kind(tokens: &[String]) -> Option<String> {
-    let start = tokens
-        .iter()
-        .position(|t| !matches!(t.as_str(), "so" | "and" | "but" | "then" | "ok" | "okay"))?;
-    if !matches!(tokens[start].as_str(), "what" | "which") {
-        return None;
-    }
-    let rest = &tokens[start + 1..];
-    let end = rest
-        .iter()
-        .position(|t| {
-            AUXILIARIES.contains(&t.as_str())
-                || FIRST_PERSON.contains(&t.as_str())
-                || matches!(t.as_str(), "my" | "you" | "your" | "we" | "me")
-        })
-        .unwrap_or(rest.len());
-    let phrase = &rest[..end];
-    // Before an auxiliary or "I" ("What laptop did I buy?") the phrase is all noun;
-    // otherwise its last word is the verb ("Which bank holds my savings?").
-    let inverted = rest
-        .get(end)
-        .is_some_and(|t| AUXILIARIES.contains(&t.as_str()) || FIRST_PERSON.contains(&t.as_str()));
-    let head = if inverted {
-        phrase.last()?
-    } else {
-        phrase.len().checked_sub(2).map(|i| &phrase[i])?
-    };
-    if text::is_stop_word(head) || NO_HEAD.contains(&head.as_str()) {
-        return None;
-    }
-    Some(text::stem(head)).filter(|h| !frame_words().contains(h))
-}
-
-/// The question's key word: the kind asked for ([`asked_kind`]), else the head of
-/// its first "my …" phrase ("How long is my commute to work?" → "commut"; "What is
-/// my partner's name?" → "partner"), stemmed. A sentence holding it needs no second
-/// question word ("My neighborhood is Riverside Heights." answers "Which
-/// neighborhood do I live in?").
-fn key_term(tokens: &[String]) -> Option<String> {
-    if let Some(kind) = asked_kind(tokens) {
-        return Some(kind);
-    }
-    let my = tokens.iter().position(|t| t == "my")?;
-    let phrase: Vec<&String> = tokens[my + 1..]
-        .iter()
-        .take_while(|t| !text::is_stop_word(t))
-        .collect();
-    let mut head = phrase.last()?;
-    if matches!(head.as_str(), "name" | "names") {
-        head = phrase.len().checked_sub(2).map(|i| &phrase[i])?;
-    }
-    Some(text::stem(head)).filter(|h| !frame_words().contains(h))
-}
-
 /// The last of the best-scored items: among scores within [`TIE_MARGIN`] of the
 /// best, the later one wins.
 fn latest_best<T: Copy>(scored: &[(f64, T)]) -> Option<T> {
@@ -857,14 +423,14 @@ struct Placed<'a> {
 
 /// How many sentences after a sentence the reader looks for the value it lacks (the
 /// reply to a question, or the next turn: "Our dog!" … "Pickle.").
-const LOOK_AHEAD: usize = 4;
+pub const LOOK_AHEAD: usize = 4;
 
 /// The score a sentence holding the wanted kind of value gains; one whose value is
 /// stated just after it gains [`NEIGHBOUR_VALUE`].
-const OWN_VALUE: f64 = 0.15;
+pub const OWN_VALUE: f64 = 0.15;
 
 /// The score gained by a sentence whose wanted value follows it (see [`LOOK_AHEAD`]).
-const NEIGHBOUR_VALUE: f64 = 0.1;
+pub const NEIGHBOUR_VALUE: f64 = 0.1;
 
 /// Whether two placed sentences are close enough in the dialogue for one to continue
 /// the other: from the same memory, or from memories next to each other in reading
