@@ -110,6 +110,23 @@ const KINDS: &[(&str, &[&str])] = &[
     ("bank", &["account", "credit"]),
 ];
 
+/// Idioms whose last word means something else in them: ("for a living") stands for
+/// a job, not for where one lives.
+const IDIOMS: &[(&[&str], &str)] = &[(&["for", "a", "living"], "job")];
+
+/// Rewrites the idioms of a token stream ([`crate::text::tokenize`]) to the plain word
+/// they stand for, in place: "I teach for a living" reads as "I teach for a job".
+pub fn plain_idioms(tokens: &mut [String]) {
+    for (idiom, plain) in IDIOMS {
+        let n = idiom.len();
+        for i in 0..tokens.len().saturating_sub(n - 1) {
+            if tokens[i..i + n].iter().zip(*idiom).all(|(t, w)| t == w) {
+                tokens[i + n - 1] = plain.to_string();
+            }
+        }
+    }
+}
+
 /// Every stemmed word with the stemmed words it also matches.
 static ALTERNATIVES: Lazy<HashMap<String, Vec<String>>> = Lazy::new(|| {
     let mut map: HashMap<String, Vec<String>> = HashMap::new();
@@ -175,6 +192,16 @@ mod tests {
         assert!(matches("grew", "grow"));
         assert!(matches("grow", "grown"));
         assert!(matches("taught", "teaching"));
+    }
+
+    #[test]
+    fn idioms_read_as_the_word_they_stand_for() {
+        let mut tokens = crate::text::tokenize("What do I do for a living?");
+        plain_idioms(&mut tokens);
+        assert_eq!(tokens.last().map(String::as_str), Some("job"));
+        let mut tokens = crate::text::tokenize("I'm living in Leeds");
+        plain_idioms(&mut tokens);
+        assert_eq!(tokens.last().map(String::as_str), Some("leeds"));
     }
 
     #[test]

@@ -297,7 +297,8 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
             by_user = Some(user);
         }
         let sentence = strip_label(&sentence).to_string();
-        let tokens = text::tokenize(&sentence);
+        let mut tokens = text::tokenize(&sentence);
+        lexicon::plain_idioms(&mut tokens);
         let mut terms: Vec<String> = tokens
             .iter()
             .filter(|t| !text::is_stop_word(t))
@@ -1001,6 +1002,11 @@ mod tests {
         let pet = Extractive::respond("What kind of pet do I have?", &m);
         assert!(pet.contains("spaniel"), "{pet}");
         assert!(Extractive::respond("What are my allergies?", &m).contains("shellfish"));
+        let m = mem(&[
+            "I fix boilers for a living, mostly on call.",
+            "We're living in Leeds these days.",
+        ]);
+        assert!(Extractive::respond("What is my job?", &m).contains("boilers"));
         assert_eq!(
             Extractive::respond("What kind of cat do I have?", &m),
             NO_INFORMATION,

@@ -302,6 +302,8 @@ pub(super) fn context_terms(question: &str, core_terms: &[String]) -> Vec<String
 
 /// Content terms of a question: stemmed, without stop-words and framing words.
 pub(super) fn question_terms(tokens: &[String]) -> Vec<String> {
+    let mut tokens = tokens.to_vec();
+    super::lexicon::plain_idioms(&mut tokens);
     text::dedup(
         tokens
             .iter()

@@ -297,7 +297,9 @@ pub fn spans(sentence: &str) -> Vec<Span> {
         let month = MONTHS.contains(&w)
             && (!matches!(w, "may" | "march")
                 || is_capitalised(words[i].text)
-                    && (is_day_number(lower(i + 1)) || is_year(lower(i + 1))));
+                    && (is_day_number(lower(i + 1))
+                        || is_year(lower(i + 1))
+                        || i >= 1 && (lower(i - 1) == "of" || is_day_number(lower(i - 1)))));
         let relative = matches!(w, "last" | "this" | "next" | "past")
             && (TIME_UNITS.contains(&lower(i + 1))
                 || SEASONS.contains(&lower(i + 1))
@@ -613,6 +615,10 @@ mod tests {
             ["two years ago"]
         );
         assert!(of_kind("You may be right.", Kind::Date).is_empty());
+        assert_eq!(
+            of_kind("My birthday is on the 14th of March.", Kind::Date),
+            ["the 14th of March"]
+        );
     }
 
     #[test]
