@@ -526,7 +526,7 @@ impl Extractive {
             };
         }
         let tokens = text::tokenize(&core);
-        let want = want_of(&tokens);
+        let want = want_of(&text::tokenize(asking_clause(&core)));
         let kind_words = kind_words(want);
         let q: Vec<String> = question_terms(&tokens)
             .into_iter()
@@ -1076,6 +1076,18 @@ mod tests {
     }
 
     #[test]
+    fn the_clause_that_asks_says_what_is_wanted() {
+        assert_eq!(
+            asking_clause(
+                "Putting together where I live and when I moved in, how long have I lived here?"
+            ),
+            "how long have I lived here?"
+        );
+        assert_eq!(asking_clause("Where, roughly, do I work?"), "Where");
+        assert_eq!(asking_clause("What is my job?"), "What is my job?");
+    }
+
+    #[test]
     fn a_named_place_answers_which_city_and_a_start_date_answers_how_long() {
         let m = mem(&[
             "I grew up in Dundee before uni.",
@@ -1098,6 +1110,17 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(answer, "I started at the bakery in June 2018. (7 years)");
+        let framed = Extractive
+            .answer(
+                "For the audit log, answer exactly: Putting together where I work and when I started, how long have I been at the bakery?",
+                &memories,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            framed, answer,
+            "the clause that asks is a 'how long' clause"
+        );
     }
 
     #[tokio::test]

@@ -347,6 +347,20 @@ pub(super) fn yes_no_statement(core: &str) -> Option<Vec<String>> {
     None
 }
 
+/// The clause of a question that asks: the last clause set off by a comma that holds
+/// a question word ("Putting together where I live and when I moved in, how long have
+/// I lived here?" → "how long have I lived here?"), else the whole question.
+pub(super) fn asking_clause(question: &str) -> &str {
+    question
+        .rsplit(", ")
+        .find(|clause| {
+            text::tokenize(clause)
+                .iter()
+                .any(|t| WH_WORDS.contains(&t.as_str()))
+        })
+        .unwrap_or(question)
+}
+
 /// Stemmed words that ask for a sort of thing ("what kind of pet"), not about it.
 pub(super) const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
 

@@ -477,8 +477,8 @@ pub fn resolve_date(span_text: &str, said_on: &str) -> Option<String> {
 }
 
 /// How long ago, on `now` (`YYYY-MM…`), the month or year a date span names began, in
-/// whole years ("2 years"), or in months under a year ("5 months"): "June 2018" on
-/// 2025-08-01 → "7 years". `None` when the span names no year or `now` is no date.
+/// years rounded to the nearest ("2 years"), or in months under a year ("5 months"):
+/// "June 2018" on 2025-08-01 → "7 years", on 2025-03-01 → "7 years" too. `None` when the span names no year or `now` is no date.
 pub fn elapsed(span_text: &str, now: &str) -> Option<String> {
     if !is_absolute(span_text) {
         return None;
@@ -493,7 +493,7 @@ pub fn elapsed(span_text: &str, now: &str) -> Option<String> {
             if months == 1 { "" } else { "s" }
         )),
         _ => {
-            let years = months / 12;
+            let years = (months + 6) / 12;
             Some(format!("{years} year{}", if years == 1 { "" } else { "s" }))
         }
     }
