@@ -34,12 +34,13 @@
 //! Settings come from the builder; environment variables override them (see
 //! [`Settings`]), and a malformed value is an error, never a silent default.
 
-use crate::answer::{Answerer, Extractive};
+use crate::answer::Answerer;
 use crate::dataset::{Dataset, Instance};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
 use crate::metrics::{self, BootstrapConfig};
+use crate::oracle::Oracle;
 use crate::record::Record;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
@@ -182,7 +183,7 @@ impl Harness {
             expectations: None,
             report_dir: None,
             judge: Arc::new(RuleJudge),
-            answerer: Arc::new(Extractive),
+            answerer: Arc::new(Oracle::new()),
             bootstrap: BootstrapConfig::default(),
             preflight: true,
             env: Box::new(|name| std::env::var(name).ok()),
@@ -240,7 +241,8 @@ impl Harness {
         self
     }
 
-    /// Composes answers from memories with `answerer` instead of the extractive one.
+    /// Composes answers from memories with `answerer` instead of the oracle reader
+    /// (for example `Arc::new(bemula::answer::Extractive)`, or an LLM answerer).
     pub fn answerer(mut self, answerer: Arc<dyn Answerer>) -> Harness {
         self.answerer = answerer;
         self

@@ -30,8 +30,8 @@ pub struct Args {
     /// Judge: `rule` or `llm:MODEL[+MODEL…]`.
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer: `extractive`, `oracle` or `llm:MODEL`.
-    #[arg(long, default_value = "extractive")]
+    /// Answerer: `oracle` (offline, the default), `extractive` or `llm:MODEL`.
+    #[arg(long, default_value = "oracle")]
     pub answerer: String,
     /// Adapter settings: timeout, message size, circuit breaker.
     #[command(flatten)]
