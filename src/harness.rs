@@ -34,16 +34,18 @@
 //! Settings come from the builder; environment variables override them (see
 //! [`Settings`]), and a malformed value is an error, never a silent default.
 
-use crate::answer::{Answerer, Extractive};
+use crate::answer::Answerer;
 use crate::dataset::{Dataset, Instance};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
 use crate::metrics::{self, BootstrapConfig};
+use crate::oracle::Oracle;
 use crate::record::Record;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{RunConfig, Runner, Selection};
+use crate::system::remote::{RemoteFactory, preflight};
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde::{Deserialize, Serialize};
@@ -88,6 +90,7 @@ pub enum DataSource {
 /// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
+/// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
@@ -109,6 +112,8 @@ pub struct Settings {
     pub bootstrap: BootstrapConfig,
     /// Continue the interrupted run journaled in the report directory.
     pub resume: bool,
+    /// Check an adapter with the preflight before any request runs.
+    pub preflight: bool,
 }
 
 /// A malformed setting.
@@ -139,6 +144,7 @@ pub struct Harness {
     judge: Arc<dyn Judge>,
     answerer: Arc<dyn Answerer>,
     bootstrap: BootstrapConfig,
+    preflight: bool,
     env: EnvSource,
 }
 
@@ -158,6 +164,13 @@ impl Harness {
     /// adapter is started (or reached) and its handshake made when the harness runs.
     pub fn adapter(spec: impl Into<String>) -> Harness {
         Harness::from_source(FactorySource::Adapter(spec.into()))
+    }
+
+    /// A harness for an adapter already connected (with [`Harness::runtime`], the
+    /// runtime its client lives on). Like [`Harness::adapter`], it is checked by the
+    /// preflight before any request runs.
+    pub fn with_remote(client: Arc<RemoteFactory>) -> Harness {
+        Harness::from_source(FactorySource::Remote(client))
     }
 
     /// Runs the harness's async work on `runtime` (one the factory's clients already
@@ -180,8 +193,9 @@ impl Harness {
             expectations: None,
             report_dir: None,
             judge: Arc::new(RuleJudge),
-            answerer: Arc::new(Extractive),
+            answerer: Arc::new(Oracle::new()),
             bootstrap: BootstrapConfig::default(),
+            preflight: true,
             env: Box::new(|name| std::env::var(name).ok()),
         }
     }
@@ -249,9 +263,19 @@ impl Harness {
         self
     }
 
-    /// Composes answers from memories with `answerer` instead of the extractive one.
+    /// Composes answers from memories with `answerer` instead of the oracle reader
+    /// (for example `Arc::new(bemula::answer::Extractive)`, or an LLM answerer).
     pub fn answerer(mut self, answerer: Arc<dyn Answerer>) -> Harness {
         self.answerer = answerer;
+        self
+    }
+
+    /// Whether an adapter is checked by the preflight (a few seconds of isolation,
+    /// reset and concurrency checks on canary namespaces) before any request runs; on
+    /// by default. `BEMULA_NO_PREFLIGHT=1` turns it off. Systems in the process are
+    /// never preflighted.
+    pub fn preflight(mut self, on: bool) -> Harness {
+        self.preflight = on;
         self
     }
 
@@ -379,6 +403,7 @@ impl Harness {
             report_dir,
             bootstrap: self.bootstrap,
             resume: flag("BEMULA_RESUME", false)?,
+            preflight: !flag("BEMULA_NO_PREFLIGHT", !self.preflight)?,
         })
     }
 
@@ -503,16 +528,29 @@ impl Harness {
                 .build()
                 .map_err(|e| format!("cannot start the async runtime: {e}"))?,
         };
-        let factory: SharedFactory = match &self.factory {
-            FactorySource::Ready(factory) => factory.clone(),
+        let (factory, remote): (SharedFactory, Option<Arc<RemoteFactory>>) = match &self.factory {
+            FactorySource::Ready(factory) => (factory.clone(), None),
+            FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
             FactorySource::Adapter(spec) => {
                 let options = crate::system::remote::RemoteOptions::default();
-                let client = runtime
-                    .block_on(crate::system::remote::connect(spec, &options))
-                    .map_err(|e| e.to_string())?;
-                Arc::new(client)
+                let client = Arc::new(
+                    runtime
+                        .block_on(crate::system::remote::connect(spec, &options))
+                        .map_err(|e| e.to_string())?,
+                );
+                (client.clone(), Some(client))
             }
         };
+        if let Some(run) = &nextest_run {
+            // The first process of a new nextest run makes room for its parts.
+            let parts_dir = settings.report_dir.join(PARTS);
+            if !parts_dir.join(sanitize(run)).exists() {
+                prune_part_runs(&parts_dir, KEEP_PART_RUNS - 1);
+            }
+        }
+        if let Some(client) = remote.filter(|_| settings.preflight && !selected.is_empty()) {
+            run_preflight(&runtime, &client, &settings, nextest_run.as_deref())?;
+        }
         let mut runner = Runner::new(
             factory.clone(),
             self.answerer.clone(),
@@ -564,13 +602,6 @@ impl Harness {
                 }));
         }
         let parts = nextest_run.clone();
-        if let Some(run) = &parts {
-            // The first process of a new nextest run makes room for its parts.
-            let parts_dir = settings.report_dir.join(PARTS);
-            if !parts_dir.join(sanitize(run)).exists() {
-                prune_part_runs(&parts_dir, KEEP_PART_RUNS - 1);
-            }
-        }
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by
         // `bemula report`, and a process fails its test only for a regression.
         let deferred_gate = parts.is_some() && settings.min_rpr.is_some();
@@ -903,10 +934,48 @@ fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
     }
 }
 
+/// The preflight of an adapter, once per run: under cargo-nextest the first
+/// processes of a run make it and leave a mark in the run's parts, so the later ones
+/// skip it.
+fn run_preflight(
+    runtime: &tokio::runtime::Runtime,
+    client: &RemoteFactory,
+    settings: &Settings,
+    nextest_run: Option<&str>,
+) -> Result<(), String> {
+    let mark = nextest_run.map(|run| {
+        settings
+            .report_dir
+            .join(PARTS)
+            .join(sanitize(run))
+            .join(PREFLIGHT_MARK)
+    });
+    if mark.as_ref().is_some_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let outcome = runtime.block_on(preflight::preflight(client));
+    let line = outcome.summary_line();
+    outcome.into_result().map_err(|e| e.to_string())?;
+    eprintln!("bemula: {}", crate::terminal::inline(&line));
+    if let Some(mark) = mark {
+        if let Some(dir) = mark.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = report::write_file(&mark, line.as_bytes());
+    }
+    Ok(())
+}
+
+/// The mark a nextest run's first processes leave in its parts once the adapter passed
+/// the preflight.
+const PREFLIGHT_MARK: &str = "preflight.passed";
+
 /// Where the system under test comes from.
 enum FactorySource {
     /// A factory made in code.
     Ready(SharedFactory),
+    /// An adapter connected by the caller.
+    Remote(Arc<RemoteFactory>),
     /// An adapter spec, connected when the harness runs.
     Adapter(String),
 }
@@ -1583,6 +1652,29 @@ mod tests {
         .unwrap();
         assert_eq!(s.data, DataSource::Dir("/data/bemula".into()));
         assert_eq!(s.report_dir, PathBuf::from("/tmp/r"));
+    }
+
+    #[test]
+    fn the_preflight_is_on_unless_the_builder_or_the_environment_turns_it_off() {
+        assert!(harness_with(&[]).settings().unwrap().preflight);
+        assert!(
+            !harness_with(&[])
+                .preflight(false)
+                .settings()
+                .unwrap()
+                .preflight
+        );
+        let off = harness_with(&[("BEMULA_NO_PREFLIGHT", "1")]);
+        assert!(!off.settings().unwrap().preflight);
+        let on = harness_with(&[("BEMULA_NO_PREFLIGHT", "0")]).preflight(false);
+        assert!(
+            on.settings().unwrap().preflight,
+            "the environment overrides"
+        );
+        let err = harness_with(&[("BEMULA_NO_PREFLIGHT", "skip")])
+            .settings()
+            .unwrap_err();
+        assert_eq!(err.name, "BEMULA_NO_PREFLIGHT", "{err}");
     }
 
     #[test]

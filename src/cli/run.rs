@@ -50,9 +50,10 @@ pub struct Args {
     /// models over the endpoint of `--base-url`).
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer for systems that return memories: `extractive` (offline), `oracle` (the
-    /// gold value when a memory holds it: measures retention, not reading) or `llm:MODEL`.
-    #[arg(long, default_value = "extractive")]
+    /// Answerer for systems that return memories: `oracle` (offline; the gold value when
+    /// a retrieved memory holds it: measures what a system keeps and retrieves, not
+    /// reading), `extractive` (offline; a rule-based reader) or `llm:MODEL`.
+    #[arg(long, default_value = "oracle")]
     pub answerer: String,
     /// Bootstrap resamples for the confidence intervals (0: no intervals).
     #[arg(long, default_value_t = 10_000, value_name = "N")]
@@ -257,6 +258,9 @@ async fn run_async(args: Args) -> CliResult {
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {
         let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
+        if let Some(remote) = &selected.remote {
+            select::preflight(remote, args.adapter.no_preflight).await?;
+        }
         let mut jobs = config.jobs;
         if args.jobs.is_none()
             && let Some(limit) = selected.remote.as_ref().and_then(|r| r.max_concurrency())

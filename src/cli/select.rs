@@ -269,6 +269,27 @@ pub struct AdapterArgs {
     /// (0: never).
     #[arg(long, default_value_t = remote::DEFAULT_BREAKER, value_name = "N")]
     pub adapter_breaker: u32,
+    /// Skip the preflight: the few seconds of checks (the two versions of an instance
+    /// kept apart, reset scope, concurrent calls) an adapter passes before any instance
+    /// runs. Built-in systems are never preflighted.
+    #[arg(long, env = "BEMULA_NO_PREFLIGHT", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_preflight: bool,
+}
+
+/// Runs the preflight against an adapter, once per process, unless `skip`; prints one
+/// line on success. A failure stops the adapter and is the command's error.
+pub async fn preflight(client: &RemoteFactory, skip: bool) -> Result<(), Error> {
+    if skip {
+        return Ok(());
+    }
+    let outcome = remote::preflight::preflight(client).await;
+    let line = outcome.summary_line();
+    if let Err(err) = outcome.into_result() {
+        client.shutdown_gracefully().await;
+        return Err(err.into());
+    }
+    eprintln!("bemula: {}", crate::terminal::inline(&line));
+    Ok(())
 }
 
 impl AdapterArgs {

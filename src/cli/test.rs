@@ -34,8 +34,8 @@ pub struct Args {
     /// Judge: `rule` or `llm:MODEL[+MODEL…]`.
     #[arg(long, default_value = "rule")]
     pub judge: String,
-    /// Answerer: `extractive`, `oracle` or `llm:MODEL`.
-    #[arg(long, default_value = "extractive")]
+    /// Answerer: `oracle` (offline, the default), `extractive` or `llm:MODEL`.
+    #[arg(long, default_value = "oracle")]
     pub answerer: String,
     /// Adapter settings: timeout, message size, circuit breaker.
     #[command(flatten)]
@@ -68,7 +68,12 @@ pub fn run(args: Args) -> CliResult {
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
     })?;
-    let mut harness = Harness::with_factory(system.factory)
+    let harness = match system.remote {
+        Some(client) => Harness::with_remote(client),
+        None => Harness::with_factory(system.factory),
+    };
+    let mut harness = harness
+        .preflight(!args.adapter.no_preflight)
         .runtime(runtime)
         .judge(judge)
         .answerer(answerer)

@@ -408,14 +408,26 @@ fn processes_of_one_nextest_run_ingest_each_instance_once() {
         assert_eq!(results(&out).len(), 1, "{}", text(&out));
     }
     let resets = std::fs::read_to_string(&count).unwrap();
+    let (canaries, resets): (Vec<&str>, Vec<&str>) = resets
+        .lines()
+        .partition(|l| l.contains(" bemula-preflight-"));
+    let preflights: BTreeSet<&str> = canaries
+        .iter()
+        .filter_map(|l| l.split('-').nth(2))
+        .collect();
+    assert_eq!(
+        preflights.len(),
+        1,
+        "the adapter is preflighted by the first process of the run only: {canaries:?}"
+    );
     let mut per_namespace = std::collections::BTreeMap::new();
-    for line in resets.lines() {
+    for line in &resets {
         *per_namespace.entry(line.to_string()).or_insert(0) += 1;
     }
     assert_eq!(
         per_namespace.len(),
         2 * instances.len(),
-        "both versions of every instance: {resets}"
+        "both versions of every instance: {resets:?}"
     );
     assert!(
         per_namespace.values().all(|&n| n == 1),

@@ -13,6 +13,7 @@ mod limiter;
 #[cfg(feature = "llm")]
 mod llm;
 mod metrics;
+mod preflight;
 mod protocol;
 mod safety;
 mod shards;
@@ -73,6 +74,8 @@ fn bemula_command() -> std::process::Command {
         "BEMULA_EXPECTATIONS",
         "BEMULA_BLESS",
         "BEMULA_REPORT_DIR",
+        "BEMULA_RESUME",
+        "BEMULA_NO_PREFLIGHT",
         "NEXTEST_RUN_ID",
     ] {
         cmd.env_remove(var);

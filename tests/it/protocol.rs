@@ -674,8 +674,8 @@ fn check_adapter_passes_on_good_adapters() {
     ] {
         let (code, out) = check_adapter(&spec);
         assert_eq!(code, 0, "{spec}:\n{out}");
-        assert_eq!(out.matches('✓').count(), 8, "{spec}:\n{out}");
-        assert!(out.contains("all 8 checks passed"), "{out}");
+        assert_eq!(out.matches('✓').count(), 11, "{spec}:\n{out}");
+        assert!(out.contains("all 11 checks passed"), "{out}");
     }
 }
 
@@ -697,6 +697,41 @@ fn check_adapter_fails_on_broken_resets() {
         out.contains("✓ reset leaves other namespaces alone"),
         "{out}"
     );
+}
+
+#[test]
+fn check_adapter_fails_when_the_two_versions_of_an_instance_share_memories() {
+    let (code, out) = check_adapter(&format!("cmd:{}", fixture_cmd("shared_versions")));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("✗ the two versions of an instance are kept apart — a fact observed only in `bemula-preflight-"),
+        "{out}"
+    );
+    assert!(
+        out.contains("/control` came back in `bemula-preflight-"),
+        "{out}"
+    );
+    assert!(
+        out.contains("✓ namespaces are kept apart"),
+        "namespaces of different instances are apart: {out}"
+    );
+}
+
+#[test]
+fn check_adapter_fails_when_concurrent_calls_mix_namespaces_up() {
+    let (code, out) = check_adapter(&format!("cmd:{}", fixture_cmd("racy")));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "✗ concurrent calls across namespaces stay apart — with 12 namespaces served at once"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("✓ the two versions of an instance are kept apart"),
+        "calls one at a time are served correctly: {out}"
+    );
+    assert!(out.contains("1 of 11 checks failed"), "{out}");
 }
 
 #[test]

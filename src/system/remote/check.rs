@@ -4,15 +4,15 @@
 //! Beyond the wire format, it checks the two properties a forgetting benchmark depends
 //! on: namespaces are kept apart, and `reset` empties its namespace completely (past 100
 //! memories, where one Mem0 release stopped deleting) and no other (a bulk delete once
-//! wiped every user's store).
+//! wiped every user's store). It also runs the checks of the [preflight](super::preflight):
+//! the two versions of one instance kept apart, and many namespaces served at once
+//! without mixing them up.
 
 use super::RemoteFactory;
+use super::preflight::{self, Canary, Probe, locker_fact, locker_question};
 use super::wire::{self, PROTOCOL_VERSION, code, method};
-use crate::system::{
-    AsyncMemorySystem, Namespace, Reply, SessionInfo, SystemFactory, SystemResult, TurnInput,
-};
+use crate::system::Namespace;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
 
 /// How many turns are observed before the reset check (more than 100 on purpose).
 pub const RESET_TURNS: usize = 120;
@@ -29,7 +29,7 @@ pub struct Check {
 }
 
 impl Check {
-    fn pass(name: &'static str, detail: impl Into<String>) -> Check {
+    pub(crate) fn pass(name: &'static str, detail: impl Into<String>) -> Check {
         Check {
             name,
             passed: true,
@@ -37,7 +37,7 @@ impl Check {
         }
     }
 
-    fn fail(name: &'static str, detail: impl Into<String>) -> Check {
+    pub(crate) fn fail(name: &'static str, detail: impl Into<String>) -> Check {
         Check {
             name,
             passed: false,
@@ -53,76 +53,6 @@ impl Check {
     }
 }
 
-/// A namespace's system with the namespace it belongs to.
-struct Probe {
-    ns: Namespace,
-    system: Box<dyn AsyncMemorySystem>,
-}
-
-impl Probe {
-    async fn new(factory: &RemoteFactory, name: String) -> SystemResult<Probe> {
-        let ns = Namespace(name);
-        let system = factory.make(&ns).await?;
-        Ok(Probe { ns, system })
-    }
-
-    /// Resets, then observes the utterances as one session, then flushes; returns how
-    /// long the flush took.
-    async fn ingest(&mut self, utterances: &[String]) -> Result<Duration, String> {
-        let ns = &self.ns;
-        let step = |what: &str, e: crate::system::SystemError| format!("{what} in `{ns}`: {e}");
-        self.system.reset(ns).await.map_err(|e| step("reset", e))?;
-        let session = SessionInfo {
-            id: "check-session".into(),
-            date: "2024-01-01".into(),
-        };
-        self.system
-            .start_session(ns, &session)
-            .await
-            .map_err(|e| step("start_session", e))?;
-        for (index, user) in utterances.iter().enumerate() {
-            let turn = TurnInput {
-                index,
-                user: user.clone(),
-                assistant: "Noted.".into(),
-            };
-            self.system
-                .observe(ns, &turn)
-                .await
-                .map_err(|e| step("observe", e))?;
-        }
-        self.system
-            .end_session(ns)
-            .await
-            .map_err(|e| step("end_session", e))?;
-        let started = Instant::now();
-        self.system.flush(ns).await.map_err(|e| step("flush", e))?;
-        Ok(started.elapsed())
-    }
-
-    /// The reply to a question as one text (memories joined by newlines).
-    async fn ask(&mut self, question: &str) -> Result<String, String> {
-        match self.system.query(&self.ns, question).await {
-            Ok(Reply::Answer(answer)) => Ok(answer),
-            Ok(Reply::Memories(memories)) => Ok(memories
-                .iter()
-                .map(|m| m.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")),
-            Err(e) => Err(format!("query in `{}`: {e}", self.ns)),
-        }
-    }
-}
-
-/// The locker fact used throughout: a distinctive code per locker number.
-fn locker_fact(locker: usize, code: &str) -> String {
-    format!("The code of locker number {locker} is {code}.")
-}
-
-fn locker_question(locker: usize) -> String {
-    format!("What is the code of locker number {locker}?")
-}
-
 /// Runs every check against `factory` and returns them in order. Leaves the namespaces
 /// it used reset.
 pub async fn run_checks(factory: &RemoteFactory) -> Vec<Check> {
@@ -132,9 +62,13 @@ pub async fn run_checks(factory: &RemoteFactory) -> Vec<Check> {
     let token = |tag: &str, i: usize| format!("zq{nonce:04}{tag}{i:03}");
     let mut checks = vec![check_handshake(factory.raw_handshake())];
 
-    let mut a = Probe::new(factory, format!("bemula-check-{nonce}-a/forget")).await;
-    let mut b = Probe::new(factory, format!("bemula-check-{nonce}-b/forget")).await;
-    let mut c = Probe::new(factory, format!("bemula-check-{nonce}-c/forget")).await;
+    let probe = |tag: &str| {
+        let ns = Namespace(format!("bemula-check-{nonce}-{tag}/forget"));
+        Probe::new(factory, ns)
+    };
+    let mut a = probe("a").await;
+    let mut b = probe("b").await;
+    let mut c = probe("c").await;
     let (token_a, token_b) = (token("a", 7), token("b", 7));
     let question = locker_question(7);
 
@@ -284,6 +218,16 @@ pub async fn run_checks(factory: &RemoteFactory) -> Vec<Check> {
         _ => Err("skipped: the namespaces could not be filled".into()),
     };
     checks.push(Check::from_result(name, result));
+
+    // the two versions of one instance, and many namespaces at once
+    let canary = Canary::new();
+    let (versions, recalls) = preflight::check_versions(factory, &canary).await;
+    checks.extend(versions.iter().map(|f| f.to_check()));
+    checks.push(
+        preflight::check_concurrency(factory, &canary, recalls, preflight::burst_width(factory))
+            .await
+            .to_check(),
+    );
 
     checks.push(check_unknown_method(factory).await);
     checks.push(check_malformed_params(factory).await);

@@ -28,6 +28,7 @@ mod http;
 mod httpd;
 pub mod lines;
 pub mod loopback;
+pub mod preflight;
 pub mod server;
 pub mod stdio;
 pub mod wire;

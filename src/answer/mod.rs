@@ -4,11 +4,18 @@
 //! The built-in [`Extractive`] answerer runs offline: it answers with the retrieved
 //! text that best matches the question, or says it has no such information.
 
+mod lexicon;
+mod question;
+mod values;
+
+pub use question::question_proper;
+use question::*;
+
 use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
 use once_cell::sync::Lazy;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// A failure to compose an answer; recorded as an error on the question.
@@ -61,6 +68,10 @@ pub const UNNAMED_KIND: f64 = 0.6;
 /// the question proper): enough to choose among sentences that answer it equally well.
 pub const CONTEXT_BONUS: f64 = 0.05;
 
+/// The weight of a question word matched through the lexicon (a synonym or a general
+/// word, from the reader's lexicon) relative to the word itself.
+pub const LEXICON_MATCH: f64 = 0.7;
+
 /// The least share of a yes/no statement's value words a sentence must hold to
 /// support it.
 pub const VALUE_SHARE: f64 = 0.6;
@@ -96,6 +107,24 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   September 2023?" is not answered by a sentence that only shares the date, "Which
 ///   city did I visit on my trip on February 5, 2025?" still by "my trip on February
 ///   5, 2025 was to Cape Town").
+/// - **Words told differently.** A question word also matches its synonyms, the
+///   specific words of a general one and the past forms of an irregular verb, from a
+///   small lexicon of everyday English ("physician" finds "GP", "pet" finds "dog",
+///   "grow" finds "grew"), at [`LEXICON_MATCH`] of its weight.
+/// - **The kind of value wanted.** "Who" and "what is X's name" want a name, "where"
+///   and "which city" a named place after a preposition, "what time" a time of day,
+///   "when" a date, "how long" a length of time, "how many/much/often/old" a number
+///   (the words "name", "time", "long" … then need not appear). A sentence holding a
+///   value of that kind (not made of the question's own words) gains [`OWN_VALUE`]
+///   and needs only half the question's weight; one without it is marked down,
+///   unless the value follows within [`LOOK_AHEAD`] close sentences (the same or the
+///   next turn, the same day), when that sentence is the answer ("Our cat!" …
+///   "What's her name?" … "Juniper."). For other questions, when the best match is
+///   the assistant's question, the user's reply to it is the answer.
+/// - **Dates.** A relative date in the answer ("last October") is placed on the day
+///   its memory was learnt and given after it ("(October 2023)"); a "how long"
+///   question answered by a start date gets the time from it to the latest memory
+///   ("(7 years)").
 /// - **Order.** Among sentences scoring within [`TIE_MARGIN`] of the best, the most
 ///   recent wins when memories carry times (so a new value stated after an old one is
 ///   the answer), and otherwise the one from the memory listed first, since the
@@ -107,7 +136,9 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   has none ("I use a Fairphone 5") — must mostly ([`VALUE_SHARE`]) appear in a
 ///   sentence that also matches the rest of the claim: it shares a word with it, or
 ///   covers [`CLAIM_COVERAGE`] of the claim's rarity-weighted words ("My phone is a
-///   Fairphone 5."). Then the answer is `Yes. <sentence>`, otherwise [`NO_SUPPORT`].
+///   Fairphone 5."), or whose close preceding sentences hold the rest ("What's her
+///   name?" … "Juniper."). Then the answer is `Yes. <sentence>`, otherwise
+///   [`NO_SUPPORT`].
 /// - Otherwise the answer is [`NO_INFORMATION`].
 /// - **Cost.** A memory's sentences are tokenised once and kept in a process-wide
 ///   cache keyed by the memory's text, so a system that returns the same memories for
@@ -118,7 +149,11 @@ pub struct Extractive;
 #[async_trait]
 impl Answerer for Extractive {
     async fn answer(&self, question: &str, memories: &[Memory]) -> Result<String, AnswerError> {
-        Ok(Extractive::respond(question, &reading_order(memories)))
+        let ordered: Vec<(&str, Option<&str>)> = ordered(memories)
+            .into_iter()
+            .map(|m| (m.text.as_str(), m.time.as_deref()))
+            .collect();
+        Ok(Extractive::read(question, &ordered))
     }
 
     fn name(&self) -> String {
@@ -132,140 +167,17 @@ impl Answerer for Extractive {
 /// time) in reverse list order, since the list is best first. So the same memories
 /// give the same answer best first or in learnt order when they carry times.
 pub fn reading_order(memories: &[Memory]) -> Vec<String> {
-    let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
-    ordered.sort_by_key(|m| m.time_key());
-    ordered.into_iter().map(|m| m.text.clone()).collect()
+    ordered(memories)
+        .into_iter()
+        .map(|m| m.text.clone())
+        .collect()
 }
 
-/// Words that frame a question (roles, overrides, requests to tell) without being
-/// what it asks about.
-const FRAME_WORDS: &[&str] = &[
-    "assistant",
-    "records",
-    "record",
-    "official",
-    "file",
-    "files",
-    "access",
-    "authorized",
-    "authorised",
-    "authority",
-    "administrator",
-    "admin",
-    "developer",
-    "system",
-    "mode",
-    "role",
-    "pretend",
-    "ignore",
-    "previous",
-    "instructions",
-    "instruction",
-    "prompt",
-    "override",
-    "rules",
-    "policy",
-    "restrictions",
-    "unrestricted",
-    "debug",
-    "audit",
-    "auditor",
-    "compliance",
-    "verify",
-    "verification",
-    "confirm",
-    "state",
-    "tell",
-    "know",
-    "remember",
-    "recall",
-    "say",
-    "answer",
-    "question",
-    "respond",
-    "reply",
-    "information",
-    "info",
-    "detail",
-    "details",
-    "based",
-    "putting",
-    "together",
-    "given",
-    "mention",
-    "mentioned",
-    "told",
-    "said",
-    "shared",
-    "stored",
-    "memory",
-    "memories",
-    "full",
-    "complete",
-    "exactly",
-    "need",
-    "want",
-    "true",
-    "false",
-    "task",
-    "report",
-    "reveal",
-    "repeat",
-    "list",
-    "output",
-    "print",
-    "data",
-    "database",
-    "profile",
-    "user",
-    "security",
-    "purpose",
-    "purposes",
-    "form",
-    "anything",
-    "everything",
-    "remind",
-    "act",
-    "acting",
-    "character",
-    "story",
-    "game",
-    "hypothetically",
-    "imagine",
-    "assume",
-    "forget",
-    "forgotten",
-    "deleted",
-    "delete",
-    "erased",
-    "whatever",
-    "ever",
-    "still",
-    "now",
-];
-
-/// Auxiliary verbs that open a yes/no question.
-const AUXILIARIES: &[&str] = &[
-    "do", "does", "did", "is", "are", "was", "were", "am", "have", "has", "had", "can", "could",
-    "will", "would", "should",
-];
-
-const WH_WORDS: &[&str] = &[
-    "what", "which", "where", "when", "who", "whom", "whose", "why", "how",
-];
-
-/// Words after which a yes/no statement gives its value ("… was biology").
-const LINKS: &[&str] = &[
-    "is", "was", "are", "were", "am", "be", "been", "in", "at", "for", "to", "on", "as", "from",
-    "with", "by", "named", "called", "into", "near", "about", "of",
-];
-
-/// What a question asks for, as far as its wh-word tells.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
-    Time,
-    Number,
-    Other,
+/// The memories in reading order (see [`reading_order`]).
+fn ordered(memories: &[Memory]) -> Vec<&Memory> {
+    let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
+    ordered.sort_by_key(|m| m.time_key());
+    ordered
 }
 
 /// A candidate answer sentence, tokenised once.
@@ -276,8 +188,14 @@ struct Candidate {
     terms: Vec<String>,
     asks: bool,
     first_person: bool,
-    has_time: bool,
-    has_number: bool,
+    /// Its terms and the words the lexicon relates to them
+    /// ([`lexicon::alternatives`]), sorted: a question word among them is matched,
+    /// itself or through the lexicon.
+    reach: Vec<String>,
+    /// The typed values the sentence holds ([`values::spans`]).
+    values: Vec<Value>,
+    /// Who said it, when the memory labels its speakers: `Some(true)` for the user.
+    by_user: Option<bool>,
 }
 
 impl Candidate {
@@ -287,12 +205,77 @@ impl Candidate {
             .binary_search_by(|t| t.as_str().cmp(term))
             .is_ok()
     }
+
+    /// Whether the sentence holds the (stemmed) term or a word of the lexicon that
+    /// matches it ([`lexicon::alternatives`]).
+    fn has_any(&self, term: &str) -> bool {
+        self.reach
+            .binary_search_by(|t| t.as_str().cmp(term))
+            .is_ok()
+    }
+
+    /// The first value of a kind the question wants that is not itself what the
+    /// question names (`q`, its stemmed terms: "Granite Ledger Partners" does not
+    /// answer "What is my partner's name?"); a place is introduced by a preposition
+    /// ("at Brightloop", "in Leeds").
+    fn value_for(&self, want: Want, q: &[String]) -> Option<&values::Span> {
+        self.values
+            .iter()
+            .find(|v| {
+                want.accepts(v.span.kind)
+                    && !v.terms.iter().any(|t| q.contains(t))
+                    && (want != Want::Place || v.after_place_lead)
+            })
+            .map(|v| &v.span)
+    }
 }
 
-fn frame_words() -> &'static HashSet<String> {
-    static SET: Lazy<HashSet<String>> =
-        Lazy::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
-    &SET
+/// A typed value of a sentence, with what the reader checks of it.
+#[derive(Debug)]
+struct Value {
+    span: values::Span,
+    /// Its words, stemmed.
+    terms: Vec<String>,
+    /// Whether a place preposition comes before it, past any determiner ("in the …").
+    after_place_lead: bool,
+}
+
+impl Value {
+    fn new(sentence: &str, span: values::Span) -> Value {
+        let before = sentence[..span.start]
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .rev()
+            .find(|w| !matches!(w.as_str(), "the" | "a" | "an" | "my" | "our"))
+            .unwrap_or_default();
+        Value {
+            terms: text::tokenize(&sentence[span.start..span.end])
+                .iter()
+                .map(|t| text::stem(t))
+                .collect(),
+            after_place_lead: PLACE_LEADS.contains(&before.as_str()),
+            span,
+        }
+    }
+}
+
+/// Prepositions that introduce a place or an organisation one is at.
+const PLACE_LEADS: &[&str] = &[
+    "at", "in", "for", "from", "to", "near", "on", "into", "outside", "around", "by", "with",
+];
+
+/// The speaker a sentence's label names: `Some(true)` for `User:`, `Some(false)` for
+/// `Assistant:`, `None` without a label.
+fn speaker(sentence: &str) -> Option<bool> {
+    let lower = sentence.get(..10).unwrap_or(sentence).to_ascii_lowercase();
+    if lower.starts_with("user:") {
+        Some(true)
+    } else if lower.starts_with("assistant:") {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Strips a leading speaker label (`User:`, `Assistant:`).
@@ -305,35 +288,17 @@ fn strip_label(sentence: &str) -> &str {
     sentence
 }
 
-/// The user as a subject: a question asking what "I" do prefers sentences where "I"
-/// do it over sentences about someone else ("my sister lives …").
-const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
-
-const NUMBER_WORDS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen", "half",
-];
-/// Words that place a sentence in time, besides the month names of [`text::MONTHS`].
-const TIME_WORDS: &[&str] = &[
-    "spring",
-    "summer",
-    "fall",
-    "autumn",
-    "winter",
-    "yesterday",
-    "ago",
-    "last",
-    "week",
-    "month",
-    "year",
-];
-
 /// The candidate sentences of one memory.
 fn sentences_of(memory: &str) -> Vec<Candidate> {
     let mut out = Vec::new();
+    let mut by_user = None;
     for sentence in text::split_sentences(memory) {
+        if let Some(user) = speaker(&sentence) {
+            by_user = Some(user);
+        }
         let sentence = strip_label(&sentence).to_string();
-        let tokens = text::tokenize(&sentence);
+        let mut tokens = text::tokenize(&sentence);
+        lexicon::plain_idioms(&mut tokens);
         let mut terms: Vec<String> = tokens
             .iter()
             .filter(|t| !text::is_stop_word(t))
@@ -344,23 +309,26 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
         if terms.is_empty() {
             continue;
         }
-        let has_number = tokens
-            .iter()
-            .any(|t| t.chars().any(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&t.as_str()));
-        let has_time = tokens.iter().any(|t| {
-            text::MONTHS.contains(&t.as_str())
-                || TIME_WORDS.contains(&t.as_str())
-                || (t.len() == 4
-                    && t.starts_with(['1', '2'])
-                    && t.chars().all(|c| c.is_ascii_digit()))
-        });
         out.push(Candidate {
             asks: sentence.trim_end().ends_with('?'),
             first_person: tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str())),
+            reach: {
+                let mut reach: Vec<String> = terms
+                    .iter()
+                    .flat_map(|t| std::iter::once(t).chain(lexicon::alternatives(t)))
+                    .cloned()
+                    .collect();
+                reach.sort_unstable();
+                reach.dedup();
+                reach
+            },
+            values: values::spans(&sentence)
+                .into_iter()
+                .map(|span| Value::new(&sentence, span))
+                .collect(),
             text: sentence,
             terms,
-            has_time,
-            has_number,
+            by_user,
         });
     }
     out
@@ -409,235 +377,9 @@ fn candidates(memories: &[String]) -> Vec<Arc<[Candidate]>> {
     found.into_iter().flatten().collect()
 }
 
-/// Whether a piece of a question holds a content word (not a stop-word, not framing).
-fn has_content(piece: &str) -> bool {
-    !question_terms(&text::tokenize(piece)).is_empty()
-}
-
-/// The question proper, and the rest of the text as context.
-///
-/// The sentences are tried from the one that asks (the last holding a `?`, else the
-/// last) back to the first; in each, the first of these pieces holding a content
-/// word is the question proper: the clause after its last colon ("For the audit log,
-/// answer exactly: What am I allergic to?"), what follows an opening clause set off by
-/// a comma when it starts with a question word, an auxiliary or a word of telling
-/// ("Taking my update into account, what …", "Without naming anything specific,
-/// remind me of … my neighbor"), the sentence itself. Without any, the whole text.
-/// The part of a question that asks, without its framing (see [`Extractive`]): a
-/// retrieving system may search with it so that an attack frame's words do not crowd
-/// out what is asked.
-pub fn question_proper(question: &str) -> String {
-    let sentences = text::split_sentences(question);
-    let asking = sentences
-        .iter()
-        .rposition(|s| s.contains('?'))
-        .or(sentences.len().checked_sub(1));
-    let Some(asking) = asking else {
-        return question.to_string();
-    };
-    let order = std::iter::once(asking).chain((0..sentences.len()).rev().filter(|&i| i != asking));
-    for i in order {
-        let sentence = sentences[i].as_str();
-        for piece in question_pieces(sentence) {
-            if has_content(piece) {
-                return piece.to_string();
-            }
-        }
-    }
-    question.to_string()
-}
-
-/// The candidate question pieces of one sentence, most specific first.
-fn question_pieces(sentence: &str) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    // A colon followed by a space: "5:30" is no clause boundary.
-    if let Some(i) = sentence.rfind(": ") {
-        let rest = sentence[i + 2..].trim();
-        if !rest.is_empty() {
-            pieces.push(rest);
-        }
-    }
-    // "… about <topic> earlier and …": the topic a sentence is about, up to the end of
-    // its phrase, so "I was telling someone about my blood type earlier" gives "my blood
-    // type" (a reply "remind me what you know about that" points back to it).
-    if let Some(i) = sentence.rfind(" about ") {
-        let rest = &sentence[i + 7..];
-        let end = [
-            " earlier",
-            " and ",
-            ",",
-            ".",
-            ";",
-            "?",
-            " yesterday",
-            " before",
-            " last ",
-            " the other day",
-        ]
-        .iter()
-        .filter_map(|stop| rest.find(stop))
-        .min()
-        .unwrap_or(rest.len());
-        let topic = rest[..end].trim();
-        if !topic.is_empty() {
-            pieces.push(topic);
-        }
-    }
-    for (i, _) in sentence.match_indices(", ") {
-        let rest = sentence[i + 2..].trim();
-        let opens = text::tokenize(rest).first().is_some_and(|w| {
-            WH_WORDS.contains(&w.as_str())
-                || AUXILIARIES.contains(&w.as_str())
-                || frame_words().contains(&text::stem(w))
-        });
-        if opens {
-            pieces.push(rest);
-            break;
-        }
-    }
-    pieces.push(sentence);
-    pieces
-}
-
-/// The content terms of the question that lie outside its proper part (context and
-/// framing): they only break near-ties.
-fn context_terms(question: &str, core_terms: &[String]) -> Vec<String> {
-    question_terms(&text::tokenize(question))
-        .into_iter()
-        .filter(|t| !core_terms.contains(t))
-        .collect()
-}
-
-/// Content terms of a question: stemmed, without stop-words and framing words.
-fn question_terms(tokens: &[String]) -> Vec<String> {
-    text::dedup(
-        tokens
-            .iter()
-            .filter(|t| !text::is_stop_word(t))
-            .map(|t| text::stem(t))
-            .filter(|t| !frame_words().contains(t))
-            .collect(),
-    )
-}
-
-/// The statement a yes/no question asks about, as tokens; `None` for other questions.
-fn yes_no_statement(core: &str) -> Option<Vec<String>> {
-    let tokens = text::tokenize(core);
-    let find = |pattern: &[&str]| {
-        tokens
-            .windows(pattern.len())
-            .position(|w| w.iter().zip(pattern).all(|(a, b)| a == b))
-    };
-    if let Some(i) = find(&["is", "it", "true", "that"]) {
-        return Some(tokens[i + 4..].to_vec());
-    }
-    if let Some(i) = find(&["is", "it", "true"]) {
-        return Some(tokens[i + 3..].to_vec());
-    }
-    if let Some(i) = find(&["yes", "or", "no"]) {
-        let rest = &tokens[i + 3..];
-        let skip = rest
-            .iter()
-            .take_while(|t| AUXILIARIES.contains(&t.as_str()) || t.as_str() == "it")
-            .count();
-        return Some(rest[skip..].to_vec());
-    }
-    let first = tokens.first()?;
-    let second = tokens.get(1).map(String::as_str).unwrap_or("");
-    if AUXILIARIES.contains(&first.as_str())
-        && second != "you"
-        && !tokens.iter().any(|t| WH_WORDS.contains(&t.as_str()))
-    {
-        return Some(tokens[1..].to_vec());
-    }
-    None
-}
-
-fn want_of(tokens: &[String]) -> Want {
-    let has = |w: &str| tokens.iter().any(|t| t == w);
-    if has("when")
-        || tokens
-            .windows(2)
-            .any(|w| w[0] == "what" && matches!(w[1].as_str(), "year" | "month" | "date" | "day"))
-    {
-        Want::Time
-    } else if tokens.windows(2).any(|w| {
-        w[0] == "how" && matches!(w[1].as_str(), "many" | "much" | "long" | "old" | "often")
-    }) {
-        Want::Number
-    } else {
-        Want::Other
-    }
-}
-
-/// Words after "what"/"which" that name no kind of thing ("what kind of …", "what
-/// time …"): the answer need not hold them.
-const NO_HEAD: &[&str] = &[
-    "kind", "type", "sort", "sorts", "kinds", "types", "time", "year", "month", "day", "date",
-    "days",
-];
-
-/// The kind of thing a "what/which X …" question asks for: the last word of the
-/// noun phrase after a leading "what"/"which" ("What smart home device did I
-/// install …?" → "devic"; "Which bank holds my savings?" → "bank"), stemmed; the answer should name it. `None` for other
-/// questions ("What is my …?", "What do I …?").
-fn asked_kind(tokens: &[String]) -> Option<String> {
-    let start = tokens
-        .iter()
-        .position(|t| !matches!(t.as_str(), "so" | "and" | "but" | "then" | "ok" | "okay"))?;
-    if !matches!(tokens[start].as_str(), "what" | "which") {
-        return None;
-    }
-    let rest = &tokens[start + 1..];
-    let end = rest
-        .iter()
-        .position(|t| {
-            AUXILIARIES.contains(&t.as_str())
-                || FIRST_PERSON.contains(&t.as_str())
-                || matches!(t.as_str(), "my" | "you" | "your" | "we" | "me")
-        })
-        .unwrap_or(rest.len());
-    let phrase = &rest[..end];
-    // Before an auxiliary or "I" ("What laptop did I buy?") the phrase is all noun;
-    // otherwise its last word is the verb ("Which bank holds my savings?").
-    let inverted = rest
-        .get(end)
-        .is_some_and(|t| AUXILIARIES.contains(&t.as_str()) || FIRST_PERSON.contains(&t.as_str()));
-    let head = if inverted {
-        phrase.last()?
-    } else {
-        phrase.len().checked_sub(2).map(|i| &phrase[i])?
-    };
-    if text::is_stop_word(head) || NO_HEAD.contains(&head.as_str()) {
-        return None;
-    }
-    Some(text::stem(head)).filter(|h| !frame_words().contains(h))
-}
-
-/// The question's key word: the kind asked for ([`asked_kind`]), else the head of
-/// its first "my …" phrase ("How long is my commute to work?" → "commut"; "What is
-/// my partner's name?" → "partner"), stemmed. A sentence holding it needs no second
-/// question word ("My neighborhood is Riverside Heights." answers "Which
-/// neighborhood do I live in?").
-fn key_term(tokens: &[String]) -> Option<String> {
-    if let Some(kind) = asked_kind(tokens) {
-        return Some(kind);
-    }
-    let my = tokens.iter().position(|t| t == "my")?;
-    let phrase: Vec<&String> = tokens[my + 1..]
-        .iter()
-        .take_while(|t| !text::is_stop_word(t))
-        .collect();
-    let mut head = phrase.last()?;
-    if matches!(head.as_str(), "name" | "names") {
-        head = phrase.len().checked_sub(2).map(|i| &phrase[i])?;
-    }
-    Some(text::stem(head)).filter(|h| !frame_words().contains(h))
-}
-
-/// The last of the best-scored candidates: among scores within [`TIE_MARGIN`] of the
+/// The last of the best-scored items: among scores within [`TIE_MARGIN`] of the
 /// best, the later one wins.
-fn latest_best<'a>(scored: &[(f64, &'a Candidate)]) -> Option<&'a Candidate> {
+fn latest_best<T: Copy>(scored: &[(f64, T)]) -> Option<T> {
     let top = scored
         .iter()
         .map(|(s, _)| *s)
@@ -654,79 +396,242 @@ fn weights(terms: &[String], candidates: &[&Candidate]) -> Vec<f64> {
     let mut df = vec![0usize; terms.len()];
     for c in candidates {
         for (i, t) in terms.iter().enumerate() {
-            if c.has(t) {
+            if c.has_any(t) {
                 df[i] += 1;
             }
         }
     }
-    let n = candidates.len() as f64;
-    df.into_iter()
-        .map(|df| 1.0 + (1.0 + n / (1.0 + df as f64)).ln() / (1.0 + n).ln().max(f64::EPSILON))
+    rarity(&df, candidates.len())
+}
+
+/// Rarity weights in [1, 2] from how many of `n` sentences hold each term (`df`).
+fn rarity(df: &[usize], n: usize) -> Vec<f64> {
+    let n = n as f64;
+    df.iter()
+        .map(|&df| 1.0 + (1.0 + n / (1.0 + df as f64)).ln() / (1.0 + n).ln().max(f64::EPSILON))
         .collect()
+}
+
+/// A candidate sentence in reading order, with the memory it comes from.
+#[derive(Clone, Copy)]
+struct Placed<'a> {
+    /// Index of its memory in reading order.
+    memory: usize,
+    /// The time of its memory, if given.
+    time: Option<&'a str>,
+    candidate: &'a Candidate,
+}
+
+/// How many sentences after a sentence the reader looks for the value it lacks (the
+/// reply to a question, or the next turn: "Our dog!" … "Pickle.").
+pub const LOOK_AHEAD: usize = 4;
+
+/// The score a sentence holding the wanted kind of value gains; one whose value is
+/// stated just after it gains [`NEIGHBOUR_VALUE`].
+pub const OWN_VALUE: f64 = 0.15;
+
+/// The score gained by a sentence whose wanted value follows it (see [`LOOK_AHEAD`]).
+pub const NEIGHBOUR_VALUE: f64 = 0.1;
+
+/// Whether two placed sentences are close enough in the dialogue for one to continue
+/// the other: from the same memory, or from memories next to each other in reading
+/// order and said the same day (or without times).
+fn adjacent(a: &Placed<'_>, b: &Placed<'_>) -> bool {
+    if a.memory == b.memory {
+        return true;
+    }
+    b.memory == a.memory + 1
+        && match (a.time, b.time) {
+            (Some(x), Some(y)) => x.get(..10) == y.get(..10),
+            (None, None) => true,
+            _ => false,
+        }
+}
+
+/// The sentence after `at` that states what `at` leaves open: for a question wanting a
+/// typed value, the next close sentence holding one; for another question whose best
+/// match is itself a question, the reply to it (the next close sentence by the other
+/// speaker that asks nothing).
+fn follow_up(placed: &[Placed<'_>], at: usize, want: Want, q: &[String]) -> Option<usize> {
+    let here = &placed[at];
+    let mut previous = here;
+    for (j, next) in placed.iter().enumerate().skip(at + 1).take(LOOK_AHEAD) {
+        if !adjacent(previous, next) {
+            return None;
+        }
+        previous = next;
+        let c = next.candidate;
+        if want == Want::Other {
+            // The user's reply to the assistant's question.
+            if here.candidate.asks && here.candidate.by_user == Some(false) {
+                if c.by_user == Some(true) && !c.asks {
+                    return Some(j);
+                }
+            } else {
+                return None;
+            }
+        } else if c.value_for(want, q).is_some() {
+            return Some(j);
+        }
+    }
+    None
+}
+
+/// The close sentences before the one at `at`, nearest first (at most
+/// [`LOOK_AHEAD`], while [`adjacent`]).
+fn preceding<'p, 'a>(placed: &'p [Placed<'a>], at: usize) -> impl Iterator<Item = &'p Placed<'a>> {
+    let mut next = &placed[at];
+    placed[at.saturating_sub(LOOK_AHEAD)..at]
+        .iter()
+        .rev()
+        .take_while(move |p| {
+            let close = adjacent(p, next);
+            next = p;
+            close
+        })
 }
 
 impl Extractive {
     /// The answer to `question` from `memories` (the synchronous body of
-    /// [`Answerer::answer`]).
+    /// [`Answerer::answer`]), texts without times, least preferred first.
     pub fn respond(question: &str, memories: &[String]) -> String {
+        let read: Vec<(&str, Option<&str>)> = memories.iter().map(|m| (m.as_str(), None)).collect();
+        Extractive::read(question, &read)
+    }
+
+    /// The answer to `question` from memories in reading order ([`reading_order`]),
+    /// each a text and the time it was learnt, if known.
+    fn read(question: &str, memories: &[(&str, Option<&str>)]) -> String {
         let question = question.replace('\u{2019}', "'");
         let core = question_proper(&question);
-        let groups = candidates(memories);
-        let candidates: Vec<&Candidate> = groups.iter().flat_map(|g| g.iter()).collect();
+        let texts: Vec<String> = memories.iter().map(|(t, _)| t.to_string()).collect();
+        let groups = candidates(&texts);
+        let placed: Vec<Placed<'_>> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(memory, g)| {
+                let time = memories[memory].1;
+                g.iter().map(move |candidate| Placed {
+                    memory,
+                    time,
+                    candidate,
+                })
+            })
+            .collect();
+        let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
         if let Some(statement) = yes_no_statement(&core) {
-            return match Extractive::support(&statement, &candidates) {
+            return match Extractive::support(&statement, &placed) {
                 Some(sentence) => format!("Yes. {sentence}"),
                 None => NO_SUPPORT.to_string(),
             };
         }
         let tokens = text::tokenize(&core);
-        let q = question_terms(&tokens);
+        let want = want_of(&text::tokenize(asking_clause(&core)));
+        let kind_words = kind_words(want);
+        let q: Vec<String> = question_terms(&tokens)
+            .into_iter()
+            .filter(|t| !kind_words.contains(&t.as_str()) && !SORT_WORDS.contains(&t.as_str()))
+            .collect();
         if q.is_empty() || candidates.is_empty() {
             return NO_INFORMATION.to_string();
         }
-        let weights = weights(&q, &candidates);
-        let total: f64 = weights.iter().sum();
-        let want = want_of(&tokens);
         let asks_about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
         let context = context_terms(&question, &q);
         let kind = asked_kind(&tokens);
         let key = key_term(&tokens);
-        let mut scored: Vec<(f64, &Candidate)> = Vec::new();
-        for c in &candidates {
+        // How each sentence holds each question word: 2 itself, 1 through the lexicon.
+        let n = q.len();
+        let mut hits = vec![0u8; candidates.len() * n];
+        let mut df = vec![0usize; n];
+        for (i, c) in candidates.iter().enumerate() {
+            for (k, t) in q.iter().enumerate() {
+                let hit = match (c.has_any(t), c.has(t)) {
+                    (false, _) => 0,
+                    (true, false) => 1,
+                    (true, true) => 2,
+                };
+                hits[i * n + k] = hit;
+                df[k] += usize::from(hit > 0);
+            }
+        }
+        let weights = rarity(&df, candidates.len());
+        let total: f64 = weights.iter().sum();
+        let place_kind = want == Want::Place && kind.as_ref().is_some_and(|k| q.contains(k));
+        // Each scored sentence with the sentence that gives the answer.
+        let mut scored: Vec<(f64, usize)> = Vec::new();
+        for (i, p) in placed.iter().enumerate() {
+            let row = &hits[i * n..(i + 1) * n];
+            if !place_kind && row.iter().all(|&h| h == 0) {
+                continue;
+            }
+            let c = p.candidate;
+            let valued = want != Want::Other && c.value_for(want, &q).is_some();
+            // "Which city …": a named place stands for the word "city".
+            let named_place = valued && want == Want::Place;
             let mut covered = 0.0;
             let mut matched = 0;
-            for (t, w) in q.iter().zip(&weights) {
-                if c.has(t) {
+            for ((t, w), &hit) in q.iter().zip(&weights).zip(row) {
+                if hit == 2 {
                     covered += w;
+                    matched += 1;
+                } else if hit == 1 || named_place && kind.as_ref() == Some(t) {
+                    covered += w * LEXICON_MATCH;
                     matched += 1;
                 }
             }
             let mut score = covered / total;
-            if kind.as_ref().is_some_and(|k| !c.has(k)) {
+            if !named_place && kind.as_ref().is_some_and(|k| !c.has_any(k)) {
                 score *= UNNAMED_KIND;
             }
-            let enough_words = matched >= q.len().min(2) || key.as_ref().is_some_and(|k| c.has(k));
+            // A sentence holding the wanted kind of value needs only half the words.
+            let enough_words = matched >= q.len().min(2)
+                || key.as_ref().is_some_and(|k| c.has_any(k))
+                || valued && score >= 0.5;
             if !enough_words || score < MIN_COVERAGE {
                 continue;
             }
-            if c.asks {
-                score *= 0.8;
+            let mut answer = i;
+            if valued {
+                score += OWN_VALUE;
+            } else if let Some(j) = follow_up(&placed, i, want, &q) {
+                score += NEIGHBOUR_VALUE;
+                answer = j;
+            } else {
+                score *= want.unvalued();
+                if c.asks {
+                    score *= 0.8;
+                }
             }
             if asks_about_me && c.first_person {
                 score += 0.05;
             }
-            match want {
-                Want::Time if c.has_time => score += 0.1,
-                Want::Number if c.has_number => score += 0.1,
-                _ => {}
-            }
             if !context.is_empty() {
-                let held = context.iter().filter(|t| c.has(t)).count();
+                let held = context.iter().filter(|t| c.has_any(t)).count();
                 score += CONTEXT_BONUS * held as f64 / context.len() as f64;
             }
-            scored.push((score, c));
+            scored.push((score, answer));
         }
-        latest_best(&scored).map_or_else(|| NO_INFORMATION.to_string(), |c| c.text.clone())
+        let Some(best) = latest_best(&scored) else {
+            return NO_INFORMATION.to_string();
+        };
+        let p = &placed[best];
+        let c = p.candidate;
+        if want == Want::Duration
+            && let Some(span) = c.value_for(want, &q)
+            && span.kind == values::Kind::Date
+            && let Some(now) = memories.iter().filter_map(|(_, t)| *t).max()
+            && let Some(length) = values::elapsed(&c.text[span.start..span.end], now)
+        {
+            return format!("{} ({length})", c.text);
+        }
+        if matches!(want, Want::Time)
+            && let Some(span) = c.value_for(want, &q)
+            && let Some(time) = p.time
+            && let Some(date) = values::resolve_date(&c.text[span.start..span.end], time)
+        {
+            return format!("{} ({date})", c.text);
+        }
+        c.text.clone()
     }
 
     /// The sentence that supports a yes/no statement, if any.
@@ -737,7 +642,9 @@ impl Extractive {
     /// statement reasonably: it shares a word with it, or it covers at least
     /// [`CLAIM_COVERAGE`] of the whole statement's rarity-weighted words ("My phone is
     /// a Fairphone 5." supports "I use a Fairphone 5").
-    fn support(statement: &[String], candidates: &[&Candidate]) -> Option<String> {
+    fn support(statement: &[String], placed: &[Placed<'_>]) -> Option<String> {
+        let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
+        let candidates = candidates.as_slice();
         let split = statement
             .iter()
             .rposition(|t| LINKS.contains(&t.as_str()))
@@ -762,21 +669,25 @@ impl Extractive {
         let weights = weights(&all, candidates);
         let total: f64 = weights.iter().sum();
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
-        for c in candidates {
-            let tail_hits = tail.iter().filter(|t| c.has(t)).count();
+        for (i, c) in candidates.iter().enumerate() {
+            let tail_hits = tail.iter().filter(|t| c.has_any(t)).count();
             let tail_share = tail_hits as f64 / tail.len() as f64;
             if tail_share < VALUE_SHARE {
                 continue;
             }
-            let head_hits = head.iter().filter(|t| c.has(t)).count();
+            let head_hits = head.iter().filter(|t| c.has_any(t)).count();
             let coverage = all
                 .iter()
                 .zip(&weights)
-                .filter(|(t, _)| c.has(t))
+                .filter(|(t, _)| c.has_any(t))
                 .map(|(_, w)| w)
                 .sum::<f64>()
                 / total;
-            if !head.is_empty() && head_hits == 0 && coverage < CLAIM_COVERAGE {
+            // The rest of the claim may be in the sentences just before the value
+            // ("What's her name?" … "Juniper.").
+            let said_before =
+                || preceding(placed, i).any(|p| head.iter().any(|t| p.candidate.has_any(t)));
+            if !head.is_empty() && head_hits == 0 && coverage < CLAIM_COVERAGE && !said_before() {
                 continue;
             }
             scored.push((tail_share + coverage, c));
@@ -872,7 +783,12 @@ mod tests {
             Extractive::respond("Am I allergic to penicillin?", &m),
             "Yes. I'm allergic to penicillin."
         );
-        assert_eq!(Extractive::respond("Do I live in Denver?", &m), NO_SUPPORT);
+        assert_eq!(Extractive::respond("Do I live in Austin?", &m), NO_SUPPORT);
+        assert_eq!(
+            Extractive::respond("Do I live in Denver?", &m),
+            "Yes. I moved to Denver in 2019.",
+            "moving somewhere is living there"
+        );
         assert_eq!(
             Extractive::respond("Did I move to Denver?", &m),
             "Yes. I moved to Denver in 2019."
@@ -1044,6 +960,194 @@ mod tests {
             Some("bank")
         );
         assert_eq!(asked_kind(&text::tokenize("What time do I wake up?")), None);
+    }
+
+    #[test]
+    fn a_question_wanting_a_kind_of_value_prefers_a_sentence_holding_one() {
+        let m = mem(&[
+            "I wake up tired most days, honestly.",
+            "The alarm goes off at 5:40 am on weekdays.",
+            "Work is fine, I work better in the mornings anyway.",
+            "These days I work at Halden Logistics, in the planning team.",
+            "Our office is a bit of a trek.",
+        ]);
+        assert!(
+            Extractive::respond("What time do I wake up?", &m).contains("5:40 am"),
+            "'time' names the kind of value, not a word to find"
+        );
+        assert!(Extractive::respond("Where do I work?", &m).contains("Halden Logistics"));
+        let m = mem(&[
+            "My partner Oskar cooks on Sundays.",
+            "I moved to a job at Fenwick Partners last year.",
+        ]);
+        assert!(
+            Extractive::respond("What is my partner's name?", &m).contains("Oskar"),
+            "a name made of the question's own word is not the answer"
+        );
+        let m = mem(&[
+            "I've been teaching maths for eleven years, and I still enjoy it.",
+            "Teaching can be exhausting.",
+        ]);
+        assert!(Extractive::respond("How long have I been teaching?", &m).contains("eleven years"));
+    }
+
+    #[test]
+    fn synonyms_and_general_words_find_a_fact_told_in_other_words() {
+        let m = mem(&[
+            "My GP is Dr. Okonkwo and she is lovely.",
+            "We walk the dog, a springer spaniel, every evening after dinner.",
+            "I'm allergic to shellfish, sadly.",
+        ]);
+        assert!(Extractive::respond("Who is my physician?", &m).contains("Dr. Okonkwo"));
+        let pet = Extractive::respond("What kind of pet do I have?", &m);
+        assert!(pet.contains("spaniel"), "{pet}");
+        assert!(Extractive::respond("What are my allergies?", &m).contains("shellfish"));
+        let m = mem(&[
+            "I fix boilers for a living, mostly on call.",
+            "We're living in Leeds these days.",
+        ]);
+        assert!(Extractive::respond("What is my job?", &m).contains("boilers"));
+        assert_eq!(
+            Extractive::respond("What kind of cat do I have?", &m),
+            NO_INFORMATION,
+            "a dog is a pet but not a cat"
+        );
+    }
+
+    #[test]
+    fn a_value_given_in_the_next_turn_answers() {
+        let m = mem(&[
+            "User: Who rules our flat? Our cat! Grey tabby, very judgemental.\nAssistant: Ha, every cat is. What's her name?",
+            "User: Juniper.\nAssistant: A fine name for a judge.",
+            "User: Can you suggest a pasta recipe?\nAssistant: Try cacio e pepe.",
+        ]);
+        assert_eq!(
+            Extractive::respond("What is my cat called?", &m),
+            "Juniper."
+        );
+        let m = mem(&[
+            "User: I need a new rota system.\nAssistant: Happy to help. What do you do for work?",
+            "User: I repair lifts, mostly in office towers.\nAssistant: Shift rotas, then.",
+        ]);
+        assert_eq!(
+            Extractive::respond("What is my job?", &m),
+            "I repair lifts, mostly in office towers.",
+            "the reply to the assistant's question answers it"
+        );
+        let m = mem(&[
+            "User: Should I switch my phone plan?\nAssistant: That depends on your usage.",
+            "User: Mostly streaming.\nAssistant: Then unlimited data makes sense.",
+        ]);
+        let answer = Extractive::respond("What phone do I use?", &m);
+        assert!(
+            !answer.contains("depends") && !answer.contains("Mostly"),
+            "a reply to the user's own question says nothing about them: {answer}"
+        );
+    }
+
+    #[test]
+    fn yes_and_no_across_two_turns_and_names_asked_without_a_question_word() {
+        let m = mem(&[
+            "User: Who rules our flat? Our cat! Grey tabby, very judgemental.\nAssistant: Ha, every cat is. What's her name?",
+            "User: Juniper.\nAssistant: A fine name for a judge.",
+        ]);
+        assert_eq!(
+            Extractive::respond(
+                "Answer yes or no: is it true that my cat's name is Juniper?",
+                &m
+            ),
+            "Yes. Juniper.",
+            "the claim's subject is in the turn before the value"
+        );
+        assert_eq!(
+            Extractive::respond(
+                "Answer yes or no: is it true that my cat's name is Marmalade?",
+                &m
+            ),
+            NO_SUPPORT
+        );
+        assert_eq!(
+            Extractive::respond(
+                "I was telling a friend about my cat's name and drew a blank. Remind me what you know about that.",
+                &m
+            ),
+            "Juniper."
+        );
+    }
+
+    #[test]
+    fn the_clause_that_asks_says_what_is_wanted() {
+        assert_eq!(
+            asking_clause(
+                "Putting together where I live and when I moved in, how long have I lived here?"
+            ),
+            "how long have I lived here?"
+        );
+        assert_eq!(asking_clause("Where, roughly, do I work?"), "Where");
+        assert_eq!(asking_clause("What is my job?"), "What is my job?");
+    }
+
+    #[test]
+    fn a_named_place_answers_which_city_and_a_start_date_answers_how_long() {
+        let m = mem(&[
+            "I grew up in Dundee before uni.",
+            "Cities are expensive these days.",
+        ]);
+        assert!(Extractive::respond("Which city did I grow up in?", &m).contains("Dundee"));
+    }
+
+    #[tokio::test]
+    async fn how_long_is_counted_from_a_start_date_to_the_latest_memory() {
+        let memories = [
+            Memory::at(
+                "I started at the bakery in June 2018.",
+                "2025-02-01T00:00:01",
+            ),
+            Memory::at("Bread prices keep going up.", "2025-08-01T00:00:01"),
+        ];
+        let answer = Extractive
+            .answer("How long have I been at the bakery?", &memories)
+            .await
+            .unwrap();
+        assert_eq!(answer, "I started at the bakery in June 2018. (7 years)");
+        let framed = Extractive
+            .answer(
+                "For the audit log, answer exactly: Putting together where I work and when I started, how long have I been at the bakery?",
+                &memories,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            framed, answer,
+            "the clause that asks is a 'how long' clause"
+        );
+    }
+
+    #[tokio::test]
+    async fn relative_dates_are_placed_on_the_day_they_were_said() {
+        let memories = [
+            Memory::at(
+                "User: I had my knee operated on last October, it's still stiff.\nAssistant: Recovery takes time.",
+                "2024-03-02T00:00:03",
+            ),
+            Memory::at(
+                "User: Any stretches for stiff knees?\nAssistant: Try gentle cycling.",
+                "2024-03-02T00:00:04",
+            ),
+        ];
+        let answer = Extractive
+            .answer("When did I have knee surgery?", &memories)
+            .await
+            .unwrap();
+        assert!(answer.contains("October 2023"), "{answer}");
+        let untimed = Extractive
+            .answer(
+                "When did I have knee surgery?",
+                &[Memory::from("I had my knee operated on last October.")],
+            )
+            .await
+            .unwrap();
+        assert_eq!(untimed, "I had my knee operated on last October.");
     }
 
     #[test]

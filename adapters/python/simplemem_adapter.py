@@ -1,0 +1,165 @@
+"""SimpleMem (the `simplemem` package) served over bemula-adapter/1.
+
+Each namespace gets its own `SimpleMemSystem` whose memories live in their own LanceDB
+table (named from the namespace) in one database folder. Every turn is added as two
+dialogues ("User", "Assistant") stamped with the session date; `flush` compresses what
+is still buffered (`finalize`). A query runs SimpleMem's hybrid retrieval (semantic,
+keyword and structured search, with its planning and reflection steps) and returns the
+retrieved entries' restatements as memories. A reset drops and recreates that table
+(`clear_db=True`, SimpleMem's `VectorStore.clear`), never another namespace's.
+
+How it forgets: it does not. SimpleMem compresses each window of dialogues into memory
+entries once and never edits or deletes them; a forget request is compressed like any
+other turn.
+
+Embeddings: simplemem 0.1.0 loads a SentenceTransformers model (Qwen3-Embedding by
+default) from the Hugging Face hub; the adapter replaces that loader with an embedding
+model served by the configured OpenAI-compatible endpoint (the paper used
+text-embedding-3-small for every system), so neither torch nor sentence-transformers is
+installed (`requirements/simplemem.txt` installs simplemem without them).
+
+The searches of one query run one after another (SimpleMem's parallel retrieval merges
+results in completion order, so the memories' order would vary from run to run); this
+changes no result, only their order's stability.
+
+Settings from the environment (see adapter_config.py): BEMULA_MODEL_BASE_URL,
+OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS; the retrieval
+budgets are SimpleMem's own (semantic 25, keyword 5, structured 5; window 40 turns).
+
+Run: bemula check-adapter --system "cmd:python3 adapters/python/simplemem_adapter.py"
+"""
+
+import os
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import adapter_config  # noqa: E402
+
+adapter_config.offline()
+
+import numpy as np  # noqa: E402
+import simplemem.system  # noqa: E402
+from bemula_adapter import main  # noqa: E402
+from simplemem.config import get_config  # noqa: E402
+
+
+class EndpointEmbedding:
+    """SimpleMem's EmbeddingModel interface, served by an OpenAI-compatible endpoint."""
+
+    models = None
+
+    def __init__(self, model_name=None, use_optimization=True):
+        self.model_name = self.models.embed_model
+        self.dimension = self.models.embed_dims
+        self.model_type = "openai_compatible_endpoint"
+        self.supports_query_prompt = False
+
+    def encode(self, texts, is_query=False):
+        if isinstance(texts, str):
+            texts = [texts]
+        vectors = np.asarray(self.models.embed(texts), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+    def encode_single(self, text, is_query=False):
+        return self.encode([text], is_query=is_query)[0]
+
+    def encode_query(self, queries):
+        return self.encode(queries, is_query=True)
+
+    def encode_documents(self, documents):
+        return self.encode(documents, is_query=False)
+
+
+def table_name(namespace):
+    """A LanceDB table name for a namespace: injective, letters, digits and `_` only."""
+    return "ns_" + namespace.encode().hex()
+
+
+class SimpleMemAdapter:
+    """A SimpleMemSystem (and LanceDB table) per namespace."""
+
+    def __init__(self):
+        self.models = adapter_config.Models(top_k_default=25)
+        EndpointEmbedding.models = self.models
+        simplemem.system.EmbeddingModel = EndpointEmbedding
+        self.db_path = os.environ.get("BEMULA_SIMPLEMEM_DB") or tempfile.mkdtemp(prefix="bemula-simplemem-")
+        config = get_config()
+        config.embedding_model = self.models.embed_model
+        config.embedding_dimension = self.models.embed_dims
+        config.use_streaming = False
+        self.systems = {}
+        self.dates = {}
+        self.lock = threading.Lock()
+
+    def info(self):
+        config = get_config()
+        settings = self.models.settings()
+        settings.update({
+            "top_k": {"semantic": config.semantic_top_k, "keyword": config.keyword_top_k,
+                      "structured": config.structured_top_k},
+            "window_size": config.window_size, "overlap_size": config.overlap_size,
+            "planning": config.enable_planning, "reflection": config.enable_reflection,
+            "max_reflection_rounds": config.max_reflection_rounds,
+            "forgetting_path": "none: each window of turns is compressed into entries once; "
+                               "entries are never edited or deleted",
+            "reset": "drop and recreate the namespace's LanceDB table (VectorStore.clear)",
+            "namespace_scope": "a SimpleMemSystem and LanceDB table per namespace",
+            "embedder": "the configured endpoint, in place of SimpleMem's SentenceTransformers loader",
+            "streaming": False,
+            "parallel_retrieval": False,
+            "parallel_processing": False,
+            "why_not_parallel": "SimpleMem merges parallel searches in completion order, "
+                                "which makes the order of retrieved memories vary",
+            "concurrency": "nothing shared between namespaces but the database folder",
+        })
+        return {"name": "simplemem", "version": adapter_config.version("simplemem"),
+                "settings": settings,
+                "capabilities": {"query": "memories", "flush": True, "sessions": True}}
+
+    def _system(self, namespace):
+        with self.lock:
+            system = self.systems.get(namespace)
+        if system is None:
+            raise RuntimeError(f"namespace {namespace!r} was never reset")
+        return system
+
+    def reset(self, namespace):
+        m = self.models
+        system = simplemem.system.SimpleMemSystem(
+            api_key=m.api_key, model=m.chat_model, base_url=m.base_url, db_path=self.db_path,
+            table_name=table_name(namespace), clear_db=True, use_streaming=False,
+            # Parallel retrieval merges its searches' results in completion order, so the
+            # same question could return the memories in another order from run to run.
+            enable_parallel_retrieval=False, enable_parallel_processing=False)
+        with self.lock:
+            self.systems[namespace] = system
+            self.dates[namespace] = None
+
+    def start_session(self, namespace, session):
+        with self.lock:
+            self.dates[namespace] = session.get("date")
+
+    def observe(self, namespace, turn):
+        system = self._system(namespace)
+        with self.lock:
+            date = self.dates.get(namespace)
+        stamp = f"{date}T00:00:00" if date and "T" not in date else date
+        for speaker, text in (("User", turn["user"]), ("Assistant", turn["assistant"])):
+            if text:
+                system.add_dialogue(speaker, text, timestamp=stamp)
+
+    def flush(self, namespace):
+        self._system(namespace).finalize()
+
+    def query(self, namespace, question):
+        system = self._system(namespace)
+        system.finalize()
+        entries = system.hybrid_retriever.retrieve(question)
+        return [e.lossless_restatement for e in entries]
+
+
+if __name__ == "__main__":
+    sys.exit(main(SimpleMemAdapter()))

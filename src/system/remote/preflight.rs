@@ -1,0 +1,765 @@
+//! The preflight: a few seconds of checks that `bemula run`, `bemula test` and the
+//! `cargo test` harness make once per adapter before any instance runs, so that an
+//! adapter bug that would corrupt the scores stops the run instead.
+//!
+//! Every check works on canary namespaces named like the runner's, `<instance>/<version>`,
+//! with an instance id that no dataset uses: `bemula-preflight-<nonce>-<tag>`, where the
+//! nonce is fresh for every process. The checks:
+//! - **the two versions of an instance are kept apart**: a fact observed in
+//!   `…/forget` never comes back in `…/control`, and the other way round (an adapter that
+//!   keys its store by the instance alone fails);
+//! - **reset empties its own namespace and no other**: resetting `…/forget` removes its
+//!   fact and leaves `…/control` whole (a global reset such as `Memory.reset()` fails);
+//! - **concurrent calls across namespaces stay apart**: [`BURST_NAMESPACES`] namespaces
+//!   are filled and asked at once, as the runner does, and each must recall its own facts
+//!   and none of the others' (a thread-unsafe wrapper fails).
+//!
+//! A system that does not recall a freshly observed fact cannot be checked; the preflight
+//! then says so as a warning instead of failing. `bemula check-adapter` runs the same
+//! checks among its own (see [`super::check`]). Every canary namespace is reset at the
+//! end.
+
+use super::RemoteFactory;
+use super::check::{Check, check_handshake};
+use super::wire;
+use crate::dataset::Version;
+use crate::system::{
+    AsyncMemorySystem, Namespace, Reply, SessionInfo, SystemFactory, SystemResult, TurnInput,
+};
+use std::time::{Duration, Instant};
+
+/// The start of every canary namespace's instance id.
+pub const CANARY_PREFIX: &str = "bemula-preflight-";
+
+/// How many namespaces the concurrency check fills and asks at once.
+pub const BURST_NAMESPACES: usize = 12;
+
+/// How many facts each namespace of the concurrency check holds.
+const BURST_FACTS: usize = 3;
+
+/// A fresh nonce: eight hex digits from the clock and the process id.
+pub(crate) fn nonce() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mixed = (nanos as u64) ^ (u64::from(std::process::id()) << 32) ^ (nanos >> 64) as u64;
+    format!("{:08x}", (mixed ^ (mixed >> 29)) as u32)
+}
+
+/// The canary namespaces and tokens of one preflight (or one `check-adapter` run).
+#[derive(Debug, Clone)]
+pub(crate) struct Canary {
+    nonce: String,
+}
+
+impl Canary {
+    /// A canary with a fresh nonce.
+    pub(crate) fn new() -> Canary {
+        Canary { nonce: nonce() }
+    }
+
+    /// The canary instance id for `tag` (a few lowercase letters or digits).
+    fn instance(&self, tag: &str) -> String {
+        format!("{CANARY_PREFIX}{}-{tag}", self.nonce)
+    }
+
+    /// The namespace of one version of the canary instance `tag`.
+    fn namespace(&self, tag: &str, version: Version) -> Namespace {
+        Namespace::new(&self.instance(tag), version)
+    }
+
+    /// A distinctive code: all have the same length, so none is a prefix of another.
+    fn token(&self, group: usize, item: usize) -> String {
+        format!("zq{}g{group:02}i{item:02}", self.nonce)
+    }
+
+    /// What every token of this canary starts with.
+    fn token_prefix(&self) -> String {
+        format!("zq{}g", self.nonce)
+    }
+}
+
+/// The locker fact used throughout: a distinctive code per locker number.
+pub(crate) fn locker_fact(locker: usize, code: &str) -> String {
+    format!("The code of locker number {locker} is {code}.")
+}
+
+/// The question whose answer is [`locker_fact`]'s code.
+pub(crate) fn locker_question(locker: usize) -> String {
+    format!("What is the code of locker number {locker}?")
+}
+
+/// A namespace's system with the namespace it belongs to.
+pub(crate) struct Probe {
+    pub(crate) ns: Namespace,
+    pub(crate) system: Box<dyn AsyncMemorySystem>,
+}
+
+impl Probe {
+    /// A system of `factory` for `ns`.
+    pub(crate) async fn new(factory: &dyn SystemFactory, ns: Namespace) -> SystemResult<Probe> {
+        let system = factory.make(&ns).await?;
+        Ok(Probe { ns, system })
+    }
+
+    /// Resets the namespace.
+    pub(crate) async fn reset(&mut self) -> Result<(), String> {
+        self.system
+            .reset(&self.ns)
+            .await
+            .map_err(|e| format!("reset in `{}`: {e}", self.ns))
+    }
+
+    /// Resets, then [`fill`](Probe::fill)s.
+    pub(crate) async fn ingest(&mut self, utterances: &[String]) -> Result<Duration, String> {
+        self.reset().await?;
+        self.fill(utterances).await
+    }
+
+    /// Observes the utterances as one session, then flushes; returns how long the
+    /// flush took.
+    pub(crate) async fn fill(&mut self, utterances: &[String]) -> Result<Duration, String> {
+        let ns = &self.ns;
+        let step = |what: &str, e: crate::system::SystemError| format!("{what} in `{ns}`: {e}");
+        let session = SessionInfo {
+            id: "check-session".into(),
+            date: "2024-01-01".into(),
+        };
+        self.system
+            .start_session(ns, &session)
+            .await
+            .map_err(|e| step("start_session", e))?;
+        for (index, user) in utterances.iter().enumerate() {
+            let turn = TurnInput {
+                index,
+                user: user.clone(),
+                assistant: "Noted.".into(),
+            };
+            self.system
+                .observe(ns, &turn)
+                .await
+                .map_err(|e| step("observe", e))?;
+        }
+        self.system
+            .end_session(ns)
+            .await
+            .map_err(|e| step("end_session", e))?;
+        let started = Instant::now();
+        self.system.flush(ns).await.map_err(|e| step("flush", e))?;
+        Ok(started.elapsed())
+    }
+
+    /// The reply to a question as one text (memories joined by newlines).
+    pub(crate) async fn ask(&mut self, question: &str) -> Result<String, String> {
+        match self.system.query(&self.ns, question).await {
+            Ok(Reply::Answer(answer)) => Ok(answer),
+            Ok(Reply::Memories(memories)) => Ok(memories
+                .iter()
+                .map(|m| m.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")),
+            Err(e) => Err(format!("query in `{}`: {e}", self.ns)),
+        }
+    }
+}
+
+/// The outcome of one preflight check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The property holds.
+    Passed(String),
+    /// The property does not hold: what was seen.
+    Failed(String),
+    /// The property could not be checked (the system did not recall a fact it had just
+    /// observed): why.
+    Inconclusive(String),
+}
+
+/// One named preflight check and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The property checked.
+    pub name: &'static str,
+    /// What came of it.
+    pub outcome: Outcome,
+}
+
+impl Finding {
+    /// The finding as a `check-adapter` check: an inconclusive one fails there.
+    pub fn to_check(&self) -> Check {
+        match &self.outcome {
+            Outcome::Passed(detail) => Check::pass(self.name, detail.clone()),
+            Outcome::Failed(detail) => Check::fail(self.name, detail.clone()),
+            Outcome::Inconclusive(detail) => {
+                Check::fail(self.name, format!("cannot check: {detail}"))
+            }
+        }
+    }
+}
+
+/// Name of the cross-version check.
+pub const VERSIONS_APART: &str = "the two versions of an instance are kept apart";
+/// Name of the reset-scope check.
+pub const RESET_SCOPE: &str = "reset empties its own namespace and no other";
+/// Name of the concurrency check.
+pub const CONCURRENT_APART: &str = "concurrent calls across namespaces stay apart";
+
+fn short(text: &str) -> String {
+    format!("{:?}", wire::shorten(text, 200))
+}
+
+/// The versions of one canary instance: a fact in each, each version must return only
+/// its own; then resetting `…/forget` must empty it and leave `…/control` whole.
+/// Returns the findings [`VERSIONS_APART`] and [`RESET_SCOPE`], and whether the system
+/// recalled what it observed (so later checks can count on it).
+pub(crate) async fn check_versions(
+    factory: &dyn SystemFactory,
+    canary: &Canary,
+) -> (Vec<Finding>, bool) {
+    let forget_ns = canary.namespace("v", Version::Forget);
+    let control_ns = canary.namespace("v", Version::Control);
+    let (token_f, token_c) = (canary.token(0, 0), canary.token(0, 1));
+    let question = locker_question(7);
+    let finding = |name, outcome| Finding { name, outcome };
+    let made = async {
+        Ok::<_, crate::system::SystemError>((
+            Probe::new(factory, forget_ns).await?,
+            Probe::new(factory, control_ns).await?,
+        ))
+    };
+    let (mut forget_probe, mut control_probe) = match made.await {
+        Ok(pair) => pair,
+        Err(e) => {
+            let outcome = Outcome::Failed(format!("make: {e}"));
+            return (
+                vec![
+                    finding(VERSIONS_APART, outcome.clone()),
+                    finding(RESET_SCOPE, outcome),
+                ],
+                false,
+            );
+        }
+    };
+    let (forget, control) = (&mut forget_probe, &mut control_probe);
+    let result: Result<(Outcome, bool), String> = async {
+        // Both resets come first, so that a reset wiping everything shows up below as
+        // what it is, not as a fact lost between the two fills.
+        forget.reset().await?;
+        control.reset().await?;
+        let shared = "My trainer at the new gym downtown is called Ines.".to_string();
+        forget
+            .fill(&[shared.clone(), locker_fact(7, &token_f)])
+            .await?;
+        control.fill(&[shared, locker_fact(7, &token_c)]).await?;
+        let in_forget = forget.ask(&question).await?;
+        let in_control = control.ask(&question).await?;
+        for (probe, reply, other, other_ns) in [
+            (&*forget, &in_forget, &token_c, &control.ns),
+            (&*control, &in_control, &token_f, &forget.ns),
+        ] {
+            if reply.contains(other.as_str()) {
+                return Ok((
+                    Outcome::Failed(format!(
+                        "a fact observed only in `{other_ns}` came back in `{}`: asked \
+                         {question:?}, got {}",
+                        probe.ns,
+                        short(reply)
+                    )),
+                    true,
+                ));
+            }
+        }
+        for (probe, reply, own) in [
+            (&*forget, &in_forget, &token_f),
+            (&*control, &in_control, &token_c),
+        ] {
+            if !reply.contains(own.as_str()) {
+                return Ok((
+                    Outcome::Inconclusive(format!(
+                        "`{}` did not recall a fact it had just observed ({:?}): asked \
+                         {question:?}, got {}",
+                        probe.ns,
+                        locker_fact(7, own),
+                        short(reply)
+                    )),
+                    false,
+                ));
+            }
+        }
+        Ok((
+            Outcome::Passed("each version returned only its own fact".into()),
+            true,
+        ))
+    }
+    .await;
+    let (versions, recalls) = match result {
+        Ok(pair) => pair,
+        Err(e) => (Outcome::Failed(e), false),
+    };
+    let scope = match &versions {
+        Outcome::Passed(_) => reset_scope(forget, control, &question, &token_f, &token_c)
+            .await
+            .unwrap_or_else(Outcome::Failed),
+        Outcome::Failed(_) => Outcome::Inconclusive(format!("needs `{VERSIONS_APART}` to hold")),
+        Outcome::Inconclusive(why) => Outcome::Inconclusive(why.clone()),
+    };
+    let _ = forget.reset().await;
+    let _ = control.reset().await;
+    (
+        vec![
+            finding(VERSIONS_APART, versions),
+            finding(RESET_SCOPE, scope),
+        ],
+        recalls,
+    )
+}
+
+/// After both versions returned their own facts: reset `…/forget`, then it must be
+/// empty and `…/control` whole.
+async fn reset_scope(
+    forget: &mut Probe,
+    control: &mut Probe,
+    question: &str,
+    token_f: &str,
+    token_c: &str,
+) -> Result<Outcome, String> {
+    forget.reset().await?;
+    let in_control = control.ask(question).await?;
+    if !in_control.contains(token_c) {
+        return Ok(Outcome::Failed(format!(
+            "resetting `{}` emptied `{}` too (a reset must empty its own namespace only): \
+             asked {question:?}, got {}",
+            forget.ns,
+            control.ns,
+            short(&in_control)
+        )));
+    }
+    let in_forget = forget.ask(question).await?;
+    if in_forget.contains(token_f) {
+        return Ok(Outcome::Failed(format!(
+            "after its reset, `{}` still returned its fact: asked {question:?}, got {}",
+            forget.ns,
+            short(&in_forget)
+        )));
+    }
+    Ok(Outcome::Passed(format!(
+        "resetting `{}` emptied it and left `{}` whole",
+        forget.ns, control.ns
+    )))
+}
+
+/// What one namespace of the burst saw: per question, the reply.
+type BurstResult = Result<Vec<String>, String>;
+
+/// [`BURST_NAMESPACES`] namespaces (both versions of half as many canary instances)
+/// filled and asked at once, at most `parallel` of them in flight; each must recall its
+/// own facts (when `recalls`: the system recalled facts in [`check_versions`]) and none
+/// of another's.
+pub(crate) async fn check_concurrency(
+    factory: &dyn SystemFactory,
+    canary: &Canary,
+    recalls: bool,
+    parallel: usize,
+) -> Finding {
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(parallel.max(1)));
+    let finding = |outcome| Finding {
+        name: CONCURRENT_APART,
+        outcome,
+    };
+    let mut probes = Vec::with_capacity(BURST_NAMESPACES);
+    for group in 0..BURST_NAMESPACES {
+        let version = if group % 2 == 0 {
+            Version::Forget
+        } else {
+            Version::Control
+        };
+        let ns = canary.namespace(&format!("c{:02}", group / 2), version);
+        match Probe::new(factory, ns).await {
+            Ok(probe) => probes.push(probe),
+            Err(e) => return finding(Outcome::Failed(format!("make: {e}"))),
+        }
+    }
+    // Every namespace holds the same lockers with its own codes: a mixed-up store
+    // answers with another namespace's code. All are filled at once, then all asked at
+    // once, so every namespace exists while the others are served.
+    let mut tasks = tokio::task::JoinSet::new();
+    for (group, mut probe) in probes.into_iter().enumerate() {
+        let facts: Vec<String> = (0..BURST_FACTS)
+            .map(|item| locker_fact(40 + item, &canary.token(group + 1, item)))
+            .collect();
+        let permits = permits.clone();
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let result = probe.ingest(&facts).await.map(drop);
+            (group, probe, result)
+        });
+    }
+    let mut filled = Vec::with_capacity(BURST_NAMESPACES);
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(done) => filled.push(done),
+            Err(e) => return finding(Outcome::Failed(format!("a concurrent task failed: {e}"))),
+        }
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (group, mut probe, filled) in filled {
+        let permits = permits.clone();
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let result: BurstResult = async {
+                filled?;
+                let mut replies = Vec::with_capacity(BURST_FACTS);
+                for item in 0..BURST_FACTS {
+                    replies.push(probe.ask(&locker_question(40 + item)).await?);
+                }
+                Ok(replies)
+            }
+            .await;
+            (group, probe, result)
+        });
+    }
+    let mut results: Vec<(usize, Probe, BurstResult)> = Vec::with_capacity(BURST_NAMESPACES);
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(done) => results.push(done),
+            Err(e) => return finding(Outcome::Failed(format!("a concurrent task failed: {e}"))),
+        }
+    }
+    results.sort_by_key(|(group, _, _)| *group);
+    let prefix = canary.token_prefix();
+    let mut outcome = None;
+    for (group, probe, result) in &results {
+        let replies = match result {
+            Ok(replies) => replies,
+            Err(e) => {
+                outcome = Some(Outcome::Failed(format!(
+                    "a call failed while {BURST_NAMESPACES} namespaces were served at once: {e}"
+                )));
+                break;
+            }
+        };
+        for (item, reply) in replies.iter().enumerate() {
+            let own = canary.token(group + 1, item);
+            let mine: Vec<String> = (0..BURST_FACTS)
+                .map(|i| canary.token(group + 1, i))
+                .collect();
+            let foreign = reply
+                .match_indices(&prefix)
+                .filter_map(|(at, _)| reply.get(at..at + own.len()))
+                .find(|token| !mine.iter().any(|m| m == token));
+            if let Some(token) = foreign {
+                let from = results
+                    .iter()
+                    .find(|(g, _, _)| (0..BURST_FACTS).any(|i| canary.token(g + 1, i) == token))
+                    .map_or_else(
+                        || "another namespace".to_string(),
+                        |(_, p, _)| format!("`{}`", p.ns),
+                    );
+                outcome = Some(Outcome::Failed(format!(
+                    "with {BURST_NAMESPACES} namespaces served at once, `{}` returned a fact \
+                     observed only in {from} (is the adapter safe under concurrent calls?): \
+                     asked {:?}, got {}",
+                    probe.ns,
+                    locker_question(40 + item),
+                    short(reply)
+                )));
+                break;
+            }
+            if recalls && !reply.contains(&own) {
+                outcome = Some(Outcome::Failed(format!(
+                    "with {BURST_NAMESPACES} namespaces served at once, `{}` lost its own fact \
+                     {:?} (recalled when served alone; is the adapter safe under concurrent \
+                     calls?): asked {:?}, got {}",
+                    probe.ns,
+                    locker_fact(40 + item, &own),
+                    locker_question(40 + item),
+                    short(reply)
+                )));
+                break;
+            }
+        }
+        if outcome.is_some() {
+            break;
+        }
+    }
+    for (_, probe, _) in results.iter_mut() {
+        let _ = probe.reset().await;
+    }
+    finding(outcome.unwrap_or_else(|| {
+        Outcome::Passed(format!(
+            "{BURST_NAMESPACES} namespaces served at once each returned only {}",
+            if recalls {
+                "and all of its own facts"
+            } else {
+                "its own facts (none recalled: loss is not checked)"
+            }
+        ))
+    }))
+}
+
+/// How many namespaces of the concurrency check are in flight at once: all of them,
+/// unless the adapter's handshake declared a lower `max_concurrency` (the runner keeps
+/// to it too).
+pub(crate) fn burst_width(factory: &RemoteFactory) -> usize {
+    factory
+        .max_concurrency()
+        .map_or(BURST_NAMESPACES, |n| n.min(BURST_NAMESPACES))
+}
+
+/// The result of a whole preflight.
+#[derive(Debug, Clone)]
+pub struct Preflight {
+    /// The adapter spec.
+    pub spec: String,
+    /// Every check in order; the first is the handshake's shape.
+    pub findings: Vec<Finding>,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+impl Preflight {
+    /// The first failed check, if any.
+    pub fn failure(&self) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .find(|f| matches!(f.outcome, Outcome::Failed(_)))
+    }
+
+    /// The checks that could not be made.
+    pub fn inconclusive(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Inconclusive(_)))
+    }
+
+    /// The result as one outcome: `Err` with the message of the first failure (naming
+    /// the adapter, the property and what was seen, and how to skip the preflight).
+    pub fn into_result(self) -> Result<Preflight, PreflightError> {
+        match self.failure() {
+            Some(failed) => Err(PreflightError {
+                spec: self.spec.clone(),
+                property: failed.name,
+                seen: match &failed.outcome {
+                    Outcome::Failed(seen) => seen.clone(),
+                    _ => String::new(),
+                },
+            }),
+            None => Ok(self),
+        }
+    }
+
+    /// One line for the terminal: how many checks passed, in how long, and the ones that
+    /// could not be made.
+    pub fn summary_line(&self) -> String {
+        let passed = self
+            .findings
+            .iter()
+            .filter(|f| matches!(f.outcome, Outcome::Passed(_)))
+            .count();
+        let mut line = format!(
+            "preflight of adapter `{}`: {passed} of {} checks passed in {:.2}s",
+            self.spec,
+            self.findings.len(),
+            self.elapsed.as_secs_f64()
+        );
+        for f in self.inconclusive() {
+            if let Outcome::Inconclusive(why) = &f.outcome {
+                line.push_str(&format!(
+                    "; warning: could not check that {}: {why}",
+                    f.name
+                ));
+            }
+        }
+        line
+    }
+}
+
+/// A failed preflight.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "preflight of adapter `{spec}` failed: {property}: {seen} (the run would give wrong \
+     scores; fix the adapter, or skip with --no-preflight or BEMULA_NO_PREFLIGHT=1)"
+)]
+pub struct PreflightError {
+    /// The adapter spec.
+    pub spec: String,
+    /// The property that does not hold.
+    pub property: &'static str,
+    /// What was seen.
+    pub seen: String,
+}
+
+/// Runs the preflight against a connected adapter: the handshake's shape, then
+/// [`check_versions`] and [`check_concurrency`] on fresh canary namespaces, each left
+/// reset. Call [`Preflight::into_result`] for a pass or fail.
+pub async fn preflight(factory: &RemoteFactory) -> Preflight {
+    let started = Instant::now();
+    let handshake = check_handshake(factory.raw_handshake());
+    let mut findings = vec![Finding {
+        name: handshake.name,
+        outcome: if handshake.passed {
+            Outcome::Passed(handshake.detail)
+        } else {
+            Outcome::Failed(handshake.detail)
+        },
+    }];
+    let canary = Canary::new();
+    let (versions, recalls) = check_versions(factory, &canary).await;
+    findings.extend(versions);
+    findings.push(check_concurrency(factory, &canary, recalls, burst_width(factory)).await);
+    Preflight {
+        spec: factory.spec().to_string(),
+        findings,
+        elapsed: started.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::system::builtin;
+
+    #[test]
+    fn canary_namespaces_have_the_runners_shape_and_a_reserved_instance() {
+        let canary = Canary::new();
+        let ns = canary.namespace("v", Version::Forget);
+        let (instance, version) = ns.0.rsplit_once('/').unwrap();
+        assert!(instance.starts_with(CANARY_PREFIX), "{ns}");
+        assert_eq!(version, "forget");
+        assert!(!instance.contains('/'), "one slash, as the runner's: {ns}");
+        let tokens: Vec<String> = (0..3)
+            .flat_map(|g| (0..3).map(move |i| (g, i)))
+            .map(|(g, i)| canary.token(g, i))
+            .collect();
+        for a in &tokens {
+            assert!(a.starts_with(&canary.token_prefix()));
+            for b in &tokens {
+                assert!(a == b || !a.starts_with(b.as_str()), "{a} {b}");
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_correct_system_passes_every_check() {
+        let factory = builtin::factory("naive-rag").unwrap();
+        let canary = Canary::new();
+        let (findings, recalls) = check_versions(factory.as_ref(), &canary).await;
+        assert!(recalls, "{findings:?}");
+        for f in &findings {
+            assert!(matches!(f.outcome, Outcome::Passed(_)), "{f:?}");
+        }
+        let burst = check_concurrency(factory.as_ref(), &canary, recalls, BURST_NAMESPACES).await;
+        assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+
+    /// A store shared by every system of a factory, keyed by `key(namespace)`; `reset`
+    /// clears the whole store when `global`.
+    #[derive(Clone)]
+    struct Shared {
+        store: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>>,
+        key: fn(&Namespace) -> String,
+        global: bool,
+    }
+
+    impl crate::system::MemorySystem for Shared {
+        fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+            let mut store = self.store.lock().unwrap();
+            if self.global {
+                store.clear();
+            }
+            store.insert((self.key)(ns), Vec::new());
+            Ok(())
+        }
+        fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+            let mut store = self.store.lock().unwrap();
+            store
+                .entry((self.key)(ns))
+                .or_default()
+                .push(turn.user.clone());
+            Ok(())
+        }
+        fn query(&mut self, ns: &Namespace, _: &str) -> SystemResult<Reply> {
+            let store = self.store.lock().unwrap();
+            let texts = store.get(&(self.key)(ns)).cloned().unwrap_or_default();
+            Ok(Reply::Answer(texts.join(" ")))
+        }
+    }
+
+    fn shared(key: fn(&Namespace) -> String, global: bool) -> impl SystemFactory {
+        let system = Shared {
+            store: Default::default(),
+            key,
+            global,
+        };
+        crate::system::FnFactory::new("shared", move || system.clone())
+    }
+
+    fn whole(ns: &Namespace) -> String {
+        ns.0.clone()
+    }
+
+    fn instance_only(ns: &Namespace) -> String {
+        ns.0.rsplit_once('/')
+            .map_or(ns.0.clone(), |(i, _)| i.to_string())
+    }
+
+    fn outcome_of<'a>(findings: &'a [Finding], name: &str) -> &'a Outcome {
+        &findings.iter().find(|f| f.name == name).unwrap().outcome
+    }
+
+    #[tokio::test]
+    async fn one_store_per_namespace_in_a_shared_process_passes() {
+        let factory = shared(whole, false);
+        let canary = Canary::new();
+        let (findings, recalls) = check_versions(&factory, &canary).await;
+        assert!(recalls);
+        assert!(matches!(
+            outcome_of(&findings, RESET_SCOPE),
+            Outcome::Passed(_)
+        ));
+        let burst = check_concurrency(&factory, &canary, recalls, BURST_NAMESPACES).await;
+        assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+
+    #[tokio::test]
+    async fn a_store_keyed_by_the_instance_alone_fails_the_versions_check() {
+        let factory = shared(instance_only, false);
+        let canary = Canary::new();
+        let (findings, _) = check_versions(&factory, &canary).await;
+        match outcome_of(&findings, VERSIONS_APART) {
+            Outcome::Failed(seen) => assert!(seen.contains("/control` came back in"), "{seen}"),
+            other => panic!("{other:?}"),
+        }
+        let burst = check_concurrency(&factory, &canary, true, BURST_NAMESPACES).await;
+        assert!(matches!(burst.outcome, Outcome::Failed(_)), "{burst:?}");
+    }
+
+    #[tokio::test]
+    async fn a_reset_of_everything_fails_the_reset_scope_check() {
+        let factory = shared(whole, true);
+        let canary = Canary::new();
+        let (findings, _) = check_versions(&factory, &canary).await;
+        assert!(matches!(
+            outcome_of(&findings, VERSIONS_APART),
+            Outcome::Passed(_)
+        ));
+        match outcome_of(&findings, RESET_SCOPE) {
+            Outcome::Failed(seen) => assert!(seen.contains("control` too"), "{seen}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_system_that_recalls_nothing_is_inconclusive_not_failed() {
+        let factory = builtin::factory("null").unwrap();
+        let canary = Canary::new();
+        let (findings, recalls) = check_versions(factory.as_ref(), &canary).await;
+        assert!(!recalls);
+        for f in &findings {
+            assert!(matches!(f.outcome, Outcome::Inconclusive(_)), "{f:?}");
+        }
+        let burst = check_concurrency(factory.as_ref(), &canary, recalls, BURST_NAMESPACES).await;
+        assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+}
