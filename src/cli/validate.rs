@@ -16,12 +16,23 @@ pub struct Args {
 
 /// Runs `bemula validate`: every file is parsed (a file that does not parse is one
 /// problem and the others are still checked), every problem is printed, and the last
-/// line sums up. Exit status 0 when the data is valid, 2 when not.
+/// line sums up. Warnings (findings that leave the data valid) follow the problems, as
+/// `FILE: at PATH: warning: REASON`. Exit status 0 when the data is valid (warnings or
+/// not), 2 when not.
 pub fn run(args: Args) -> CliResult {
     let checked = validate::check_path(&args.path)?;
     let mut out = std::io::stdout().lock();
     for problem in checked.problems.iter() {
         writeln!(out, "{problem}")?;
+    }
+    for warning in checked.warnings.iter() {
+        writeln!(
+            out,
+            "{}: at {}: warning: {}",
+            warning.file.display(),
+            warning.json_path,
+            warning.reason
+        )?;
     }
     writeln!(out, "{}", checked.summary())?;
     Ok(if checked.is_ok() {

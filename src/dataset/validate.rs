@@ -7,7 +7,9 @@
 //! (not just the first), each with the file, the JSON path of the offending value and a
 //! reason a person can act on. [`check_path`] is what `bemula validate` runs: it parses
 //! every file of a dataset, keeps going past files that do not parse, and validates the
-//! rest, so that one run shows all problems at once.
+//! rest, so that one run shows all problems at once. It also collects warnings:
+//! findings that do not make the data invalid, such as a fact value that presupposes
+//! what the persona's attributes contradict ([`consistency`]).
 
 use super::{
     DataError, Dataset, FORGOTTEN, FORMAT, Fact, ForgetRequest, Instance, NO_LEAK, Question,
@@ -16,6 +18,8 @@ use super::{
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+pub mod consistency;
 
 /// One broken invariant: which file, where in it, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +136,8 @@ pub struct Checked {
     /// Parse errors (one per file that does not parse), duplicate instance ids and
     /// broken invariants, in file order.
     pub problems: Problems,
+    /// Findings that leave the data valid (persona consistency), in file order.
+    pub warnings: Problems,
 }
 
 impl Checked {
@@ -141,8 +147,23 @@ impl Checked {
     }
 
     /// The final line of `bemula validate`: `N problems in M instances` or
-    /// `ok: N instances, R requests, Q questions`.
+    /// `ok: N instances, R requests, Q questions`, followed by `; W warnings in V
+    /// instances` when there are warnings.
     pub fn summary(&self) -> String {
+        let main = self.main_summary();
+        if self.warnings.is_empty() {
+            return main;
+        }
+        let n = self.warnings.len();
+        let m = self.warnings.file_count();
+        format!(
+            "{main}; {n} {} in {m} {}",
+            plural(n, "warning", "warnings"),
+            plural(m, "instance", "instances")
+        )
+    }
+
+    fn main_summary(&self) -> String {
         if self.is_ok() {
             format!(
                 "ok: {} instances, {} requests, {} questions",
@@ -210,6 +231,10 @@ pub fn check_path(path: &Path) -> Result<Checked, DataError> {
                     .problems
                     .0
                     .extend(validate_instance(&file, &instance));
+                checked
+                    .warnings
+                    .0
+                    .extend(consistency::check(&file, &instance));
             }
             Err(err) => checked.problems.0.push(parse_problem(err)),
         }
@@ -1338,11 +1363,23 @@ mod tests {
             requests: 5,
             questions: 40,
             problems: Problems::default(),
+            warnings: Problems::default(),
         };
         assert_eq!(
             checked.summary(),
             "ok: 2 instances, 5 requests, 40 questions"
         );
+        checked.warnings.0.push(Problem {
+            file: "c.json".into(),
+            json_path: ".profile.facts[0].value".into(),
+            reason: "x".into(),
+        });
+        assert!(checked.is_ok(), "a warning leaves the data valid");
+        assert_eq!(
+            checked.summary(),
+            "ok: 2 instances, 5 requests, 40 questions; 1 warning in 1 instance"
+        );
+        checked.warnings.0.clear();
         for file in ["a.json", "a.json", "b.json"] {
             checked.problems.0.push(Problem {
                 file: file.into(),

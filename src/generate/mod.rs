@@ -31,7 +31,7 @@ mod questions;
 mod realise;
 mod rng;
 mod text;
-mod v2;
+pub(crate) mod v2;
 
 pub use plan::{InstanceSpec, global_plan};
 pub use text::accepted_spellings;

@@ -15,7 +15,7 @@
 mod ask;
 pub(crate) mod data;
 mod dialogue;
-mod persona;
+pub(crate) mod persona;
 mod request;
 mod when;
 

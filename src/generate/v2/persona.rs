@@ -47,19 +47,43 @@ pub fn rules() -> &'static [Rule] {
     &RULES
 }
 
+/// What is known of a persona; each part may be unknown (`None`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Known {
+    /// Whether the persona has at least one child.
+    pub children: Option<bool>,
+    /// Whether the persona has a partner.
+    pub partner: Option<bool>,
+    /// The persona's age in years.
+    pub age: Option<u32>,
+}
+
+impl Needs {
+    /// Whether a persona known as `known` meets this; `None` when the part it needs is
+    /// unknown.
+    pub(crate) fn met_by(self, known: &Known) -> Option<bool> {
+        match self {
+            Needs::Children => known.children,
+            Needs::NoChildren => known.children.map(|c| !c),
+            Needs::NoPartner => known.partner.map(|p| !p),
+            Needs::YoungerThan50 => known.age.map(|a| a < 50),
+            Needs::YoungerThan60 => known.age.map(|a| a < 60),
+        }
+    }
+}
+
 /// Whether the persona of `profile` meets what `value` presupposes.
 pub fn fits(profile: &GenProfile, value: &str) -> bool {
     let p = &profile.persona;
+    let known = Known {
+        children: Some(p.family.children > 0),
+        partner: Some(p.family.partner),
+        age: Some(p.age),
+    };
     rules()
         .iter()
         .filter(|r| r.value == value)
-        .all(|r| match r.requires {
-            Needs::Children => p.family.children > 0,
-            Needs::NoChildren => p.family.children == 0,
-            Needs::NoPartner => !p.family.partner,
-            Needs::YoungerThan50 => p.age < 50,
-            Needs::YoungerThan60 => p.age < 60,
-        })
+        .all(|r| r.requires.met_by(&known) != Some(false))
 }
 
 /// Draws again every value of a plain word-list fact that the persona contradicts.
