@@ -1225,6 +1225,170 @@ fn the_validate_command_reports_a_bad_path() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Persona consistency: fact values that presuppose what the attributes contradict.
+
+fn household_dir() -> PathBuf {
+    fixtures().join("consistency")
+}
+
+fn household() -> Value {
+    let bytes = std::fs::read(household_dir().join("household_001.json"))
+        .expect("the household fixture is readable");
+    serde_json::from_slice(&bytes).expect("the household fixture is JSON")
+}
+
+fn consistency_of(value: &Value) -> Vec<Problem> {
+    let instance: Instance =
+        serde_json::from_value(value.clone()).expect("the household fixture parses");
+    validate::consistency::check(Path::new("case.json"), &instance)
+}
+
+#[test]
+fn a_fact_value_the_attributes_contradict_is_a_warning_at_its_path() {
+    let checked = validate::check_path(&household_dir()).unwrap();
+    assert!(checked.problems.is_empty(), "{}", checked.problems);
+    assert!(checked.is_ok(), "a warning leaves the data valid");
+    let found: Vec<(&str, &Path)> = checked
+        .warnings
+        .iter()
+        .map(|w| (w.json_path.as_str(), w.file.as_path()))
+        .collect();
+    let file = household_dir().join("household_001.json");
+    assert_eq!(
+        found,
+        [
+            (".profile.facts[8].value", file.as_path()),
+            (".profile.facts[9].value", file.as_path()),
+            (".profile.derived_facts[1].value", file.as_path()),
+        ],
+        "{}",
+        checked.warnings
+    );
+    let reasons: Vec<&str> = checked.warnings.iter().map(|w| w.reason.as_str()).collect();
+    for (reason, fragments) in reasons.iter().zip([
+        [
+            "\"f09\"",
+            "\"My kids' college fund\"",
+            "at least one child",
+            "attribute family (\"Married, no kids\")",
+        ],
+        [
+            "\"f10\"",
+            "\"early retirement at fifty-five\"",
+            "an age below 50",
+            "attribute age (\"56\")",
+        ],
+        [
+            "\"d02\"",
+            "\"a studio above a bakery\"",
+            "no partner",
+            "attribute family (\"Married, no kids\")",
+        ],
+    ]) {
+        for fragment in fragments {
+            assert!(reason.contains(fragment), "{fragment:?} not in {reason:?}");
+        }
+    }
+}
+
+#[test]
+fn a_household_that_fits_its_facts_has_no_warning() {
+    let mut fits = household();
+    set(
+        &mut fits,
+        "/profile/attributes/family",
+        json!("a single mother of two"),
+    );
+    set(&mut fits, "/profile/attributes/age", json!("45"));
+    // A studio above a bakery needs no children, which the college fund rules out.
+    set(
+        &mut fits,
+        "/profile/derived_facts/1/value",
+        json!("a flat with a garden"),
+    );
+    let found = consistency_of(&fits);
+    assert!(found.is_empty(), "{}", render(&found));
+    assert!(consistency_of(&fixture()).is_empty());
+}
+
+#[test]
+fn attributes_that_say_nothing_are_no_evidence_of_a_contradiction() {
+    let mut silent = household();
+    remove(&mut silent, "/profile/attributes/family");
+    remove(&mut silent, "/profile/attributes/age");
+    let found = consistency_of(&silent);
+    assert!(found.is_empty(), "{}", render(&found));
+    // Age unknown, household still known: only the household findings remain.
+    let mut ageless = household();
+    set(
+        &mut ageless,
+        "/profile/attributes/age",
+        json!("in her fifties"),
+    );
+    let paths: Vec<String> = consistency_of(&ageless)
+        .into_iter()
+        .map(|p| p.json_path)
+        .collect();
+    assert_eq!(
+        paths,
+        [".profile.facts[8].value", ".profile.derived_facts[1].value"]
+    );
+}
+
+#[test]
+fn the_validate_command_prints_warnings_and_still_accepts_the_data() {
+    let (code, out, err) = bemula(&["validate", household_dir().to_str().unwrap()]);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    let file = household_dir().join("household_001.json");
+    assert!(
+        lines[0].starts_with(&format!(
+            "{}: at .profile.facts[8].value: warning: fact \"f09\"",
+            file.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        lines[3],
+        "ok: 1 instances, 3 requests, 26 questions; 3 warnings in 1 instance"
+    );
+}
+
+#[test]
+fn generated_data_is_checked_for_persona_consistency() {
+    use bemula::generate::{GenConfig, Generator, generate};
+    let warnings = |generator| {
+        let data = generate(&GenConfig {
+            seed: 42,
+            lite: false,
+            generator,
+            ..Default::default()
+        });
+        let dataset = Dataset::from_instances(data.instances, "test");
+        let problems = validate::validate(&dataset);
+        assert!(problems.is_empty(), "{problems}");
+        dataset
+            .instances
+            .iter()
+            .flat_map(|i| validate::consistency::check(Path::new(&format!("{}.json", i.id)), i))
+            .collect::<Vec<_>>()
+    };
+    let v2 = warnings(Generator::V2);
+    assert!(v2.is_empty(), "generator v2:\n{}", render(&v2));
+    // Generator v1 predates the rules; its contradictions are reported, as warnings.
+    let v1 = warnings(Generator::V1);
+    assert!(
+        v1.iter().any(|w| w.file == Path::new("short_001.json")
+            && w.json_path == ".profile.facts[11].value"
+            && w.reason.contains("my kids' college fund")
+            && w.reason.contains("no children")),
+        "generator v1:\n{}",
+        render(&v1)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
 // The JSON Schema in `data/` against the serde types.
 
 fn schema() -> Value {
