@@ -39,7 +39,8 @@ pub enum Command {
     Report(report::Args),
     /// Generate a synthetic Bemula-format dataset from a seed.
     Generate(generate::Args),
-    /// Check a dataset against the format and the benchmark's invariants.
+    /// Check a dataset against the format and the benchmark's invariants, and warn of
+    /// fact values the persona contradicts.
     Validate(validate::Args),
     /// Print a dataset's statistics (the paper's Tables 4 and 5).
     Stats(stats::Args),

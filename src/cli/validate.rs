@@ -1,5 +1,6 @@
 //! `bemula validate`: checks a dataset against the format and the benchmark's
-//! invariants and prints every problem, one per line, as `FILE: at PATH: REASON`.
+//! invariants and prints every problem, one per line, as `FILE: at PATH: REASON`, then
+//! every warning (a fact value the persona contradicts) as `FILE: at PATH: warning: REASON`.
 
 use super::{CliResult, EXIT_BAD_INPUT};
 use crate::dataset::validate;
