@@ -5,8 +5,10 @@
 # embedding endpoint. For each adapter: `bemula check-adapter`, then `bemula run` on two
 # short instances, which must finish with every instance present and 0 errors.
 #
-# Usage: scripts/python-adapters.sh [ADAPTER ...]    (default: the adapters CI runs;
-#        BEMULA_ML_ADAPTERS=1 adds the opt-in ones: A-MEM)
+# Usage: scripts/python-adapters.sh [--install-only] [ADAPTER ...]
+#        (default: the adapters CI runs; BEMULA_ML_ADAPTERS=1 adds the opt-in ones: A-MEM;
+#        --install-only creates the environments and runs nothing, which .ci/run does in
+#        the background while the Rust side builds)
 #
 # Each adapter gets a virtual environment under target/py-adapters/, named after the hash
 # of its requirements file, so a warm machine reuses it. A requirements file lists every
@@ -25,6 +27,11 @@ optin_adapters=(amem)
 if [ "${BEMULA_ML_ADAPTERS:-0}" = 1 ]; then
     default_adapters+=("${optin_adapters[@]}")
 fi
+install_only=0
+if [ "${1:-}" = --install-only ]; then
+    install_only=1
+    shift
+fi
 if [ $# -gt 0 ]; then adapters=("$@"); else adapters=("${default_adapters[@]}"); fi
 
 python=${PYTHON:-python3}
@@ -40,20 +47,6 @@ for name in "${adapters[@]}"; do
         fi
     done
 done
-
-start=$(date +%s)
-# The stand-in's own tests (standard library only).
-"$python" -m unittest discover -s adapters/python/tests
-work=$(mktemp -d "${TMPDIR:-/tmp}/bemula-py-adapters.XXXXXX")
-standin_pid=""
-cleanup() {
-    if [ -n "$standin_pid" ]; then kill "$standin_pid" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-cargo build --quiet --bin bemula
-bemula="$root/target/debug/bemula"
 
 # A virtual environment per adapter, keyed on its pinned requirements.
 venv_for() {
@@ -74,6 +67,32 @@ venv_for() {
     fi
     echo "$root/$dir/bin/python"
 }
+
+if [ "$install_only" = 1 ]; then
+    status=0
+    for name in "${adapters[@]}"; do
+        if ! venv_for "$name" > /dev/null; then
+            echo "python-adapters: $name: installing adapters/python/requirements/$name.txt failed" >&2
+            status=1
+        fi
+    done
+    exit "$status"
+fi
+
+start=$(date +%s)
+# The stand-in's own tests (standard library only).
+"$python" -m unittest discover -s adapters/python/tests
+work=$(mktemp -d "${TMPDIR:-/tmp}/bemula-py-adapters.XXXXXX")
+standin_pid=""
+cleanup() {
+    if [ -n "$standin_pid" ]; then kill "$standin_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cargo build --quiet --bin bemula
+bemula="$root/target/debug/bemula"
+
 
 "$python" adapters/python/standin_models.py --port-file "$work/port" \
     > "$work/standin.log" 2>&1 &
