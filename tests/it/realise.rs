@@ -130,14 +130,14 @@ fn faithful_rewrites_are_accepted_and_the_output_validates() {
 #[test]
 fn dropped_values_and_leaked_targets_fall_back_to_the_templates() {
     let dir = tempfile::tempdir().unwrap();
-    // A value to keep: the reply drops it. A target to avoid: the reply adds it.
-    // Neither: a faithful rewrite.
+    // A value to keep: the reply drops it. Otherwise, for lines of odd length, a
+    // target to avoid: the reply adds it. Else a faithful rewrite.
     let server = ChatServer::respond(|r: &Recorded| {
         let keep = listed(r, "Keep these exact values verbatim: ");
         let avoid = listed(r, "Never add these values: ");
         if keep != "(none)" {
             Scripted::reply("Something happened the other day.")
-        } else if avoid != "(none)" {
+        } else if avoid != "(none)" && line(r).len() % 2 == 1 {
             let leak = avoid.split("; ").next().unwrap().trim_matches('"');
             Scripted::reply(&format!("{} Also, {leak}.", line(r)))
         } else {
@@ -156,12 +156,21 @@ fn dropped_values_and_leaked_targets_fall_back_to_the_templates() {
     for (r, t) in realised.iter().zip(&template) {
         assert!(r == t || *r == format!("Well, {t}"), "{r:?} from {t:?}");
     }
-    assert!(!realised.iter().any(|t| t.contains("Something happened")));
-    assert!(!realised.iter().any(|t| t.contains(" Also, ")));
     let m = manifest(&out);
     let fallback = m["realisation"]["user"]["fallback"].as_u64().unwrap()
         + m["realisation"]["assistant"]["fallback"].as_u64().unwrap();
     assert!(fallback > 10, "{m}");
+    let rewritten = m["realisation"]["user"]["rewritten"].as_u64().unwrap()
+        + m["realisation"]["assistant"]["rewritten"].as_u64().unwrap();
+    assert!(rewritten > 10, "{m}");
+    assert_eq!(
+        realised
+            .iter()
+            .zip(&template)
+            .filter(|(r, t)| r != t)
+            .count() as u64,
+        rewritten
+    );
     // Each rejected unit was asked once more, with the reason.
     assert!(server.requests().iter().any(|r| {
         r.last_user()
