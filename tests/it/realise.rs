@@ -113,6 +113,22 @@ fn faithful_rewrites_are_accepted_and_the_output_validates() {
             .unwrap()
             .starts_with("Well, ")
     );
+    // The exchange in the dialogue is the request's own, rewritten once.
+    let position = &request["position"];
+    let session = realised["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == position["session"])
+        .unwrap();
+    let exchange = &session["turns"][position["turn"].as_u64().unwrap() as usize];
+    assert_eq!(exchange["user"], request["turn"]["user"]);
+    assert!(
+        !exchange["user"]
+            .as_str()
+            .unwrap()
+            .starts_with("Well, Well, ")
+    );
     let m = manifest(&out);
     assert_eq!(m["realised_by"], "test-model");
     assert!(
