@@ -146,7 +146,11 @@ impl Unit {
         let stated = |v: &String| text.contains(&Text::value(v));
         let mut required: Vec<String> = values.iter().filter(|v| stated(v)).cloned().collect();
         required.dedup();
-        let mut forbidden: Vec<String> = targets.iter().filter(|v| !stated(v)).cloned().collect();
+        let mut forbidden: Vec<String> = targets
+            .iter()
+            .filter(|v| !stated(v) && !contains_plain(original, v))
+            .cloned()
+            .collect();
         forbidden.dedup();
         Unit {
             kind,
@@ -182,7 +186,7 @@ impl Unit {
         if let Some(added) = self
             .forbidden
             .iter()
-            .find(|v| text.contains(&Text::value(v)))
+            .find(|v| text.contains(&Text::value(v)) || contains_plain(rewrite, v))
         {
             return Err(format!("the rewrite adds the value {added:?}"));
         }
@@ -219,6 +223,13 @@ impl Unit {
         user.push_str(&format!("Line:\n{}", neutralise(&self.original)));
         vec![Message::system(SYSTEM), Message::user(user)]
     }
+}
+
+/// Whether `text` holds `value` as plain, case-insensitive text, inside a longer word
+/// too (the way `bemula validate` looks for an inferential target's value).
+fn contains_plain(text: &str, value: &str) -> bool {
+    let value = value.trim().to_lowercase();
+    !value.is_empty() && text.to_lowercase().contains(&value)
 }
 
 /// Every unit of `instance` (its index in the dataset is `index`), in dialogue order,
@@ -436,6 +447,29 @@ mod tests {
             .check("We moved to Denver last spring with Maria Lopez.")
             .unwrap_err();
         assert!(e.contains("Maria Lopez"), "{e}");
+    }
+
+    #[test]
+    fn a_target_inside_a_longer_word_counts_as_added() {
+        let values = vec!["nurse".to_string()];
+        let u = Unit::new(
+            UnitKind::Assistant,
+            "The clinic opens at nine.",
+            &values,
+            &values,
+        );
+        assert_eq!(u.forbidden, ["nurse"]);
+        assert!(
+            u.check("The nursery next to the clinic opens at nine.")
+                .is_err()
+        );
+        let w = Unit::new(
+            UnitKind::User,
+            "The nursery opens at nine.",
+            &values,
+            &values,
+        );
+        assert!(w.forbidden.is_empty());
     }
 
     #[test]
