@@ -58,6 +58,20 @@ pub struct Args {
     /// Write into a non-empty directory even if it is not a previous bemula output.
     #[arg(long)]
     pub force: bool,
+    /// Write only the instance of this id (repeatable), e.g. to try `--realise` on a
+    /// small sample.
+    #[arg(long = "instance", value_name = "ID")]
+    pub instances: Vec<String>,
+    /// Rewrite the generated text with a model (`llm:MODEL`): every ordinary turn,
+    /// request text and question, each rewrite checked (kept values, no leaked target)
+    /// and the template text kept when it fails twice; the result must validate.
+    #[cfg(feature = "llm")]
+    #[arg(long, value_name = "llm:MODEL")]
+    pub realise: Option<String>,
+    /// LLM endpoint settings (used by `--realise`).
+    #[cfg(feature = "llm")]
+    #[command(flatten)]
+    pub llm: crate::llm::LlmArgs,
 }
 
 /// What `manifest.json` holds.
@@ -81,6 +95,19 @@ pub struct Manifest {
     pub instances: Vec<String>,
     /// [`Dataset::checksum`] of the instance files.
     pub checksum: String,
+    /// The model that rewrote the text (`--realise`), absent for template text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realised_by: Option<String>,
+    /// What became of the rewritten units, by kind (`--realise` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realisation: Option<serde_json::Value>,
+}
+
+/// What a realisation did, for the manifest and the summary.
+struct Realised {
+    model: String,
+    counts: serde_json::Value,
+    lines: Vec<String>,
 }
 
 fn v1_name() -> String {
@@ -96,7 +123,17 @@ pub fn run(args: Args) -> CliResult {
     let started = Instant::now();
     let config = args.gen_args.config(args.seed, args.lite)?;
     let previous = prepare_dir(&args.out, args.force)?;
-    let dataset = generate(&config);
+    let dataset = only_instances(generate(&config), &args.instances)?;
+    #[cfg(feature = "llm")]
+    let (dataset, realised) = match &args.realise {
+        Some(spec) => {
+            let (dataset, realised) = realise(spec, &args.llm, dataset)?;
+            (dataset, Some(realised))
+        }
+        None => (dataset, None),
+    };
+    #[cfg(not(feature = "llm"))]
+    let realised: Option<Realised> = None;
     // A previous output's instance files that this run does not rewrite would mix
     // into the new dataset: remove them, but only plain files directly inside the
     // directory whose names follow the instance-id rule.
@@ -108,7 +145,7 @@ pub fn run(args: Args) -> CliResult {
         }
     }
     dataset.write(&args.out)?;
-    write_manifest(&args.out, &dataset, &config)?;
+    write_manifest(&args.out, &dataset, &config, realised.as_ref())?;
     let sessions: usize = dataset.instances.iter().map(|i| i.sessions.len()).sum();
     let turns: usize = dataset.instances.iter().map(|i| i.turn_count()).sum();
     let questions: usize = dataset.instances.iter().map(|i| i.questions.len()).sum();
@@ -121,6 +158,12 @@ pub fn run(args: Args) -> CliResult {
         if args.lite { ", lite" } else { "" },
         dataset.request_count(),
     );
+    if let Some(realised) = &realised {
+        println!("realised by {}:", realised.model);
+        for line in &realised.lines {
+            println!("  {line}");
+        }
+    }
     println!("checksum {}", dataset.checksum);
     println!(
         "written to {} in {:.2} s",
@@ -190,7 +233,90 @@ fn remove_stale(dir: &Path, id: &str) -> Result<(), String> {
     }
 }
 
-fn write_manifest(dir: &Path, dataset: &Dataset, config: &GenConfig) -> Result<(), String> {
+/// Keeps only the instances of `ids` (all of them when `ids` is empty); an id the
+/// generator did not make is an error.
+fn only_instances(dataset: Dataset, ids: &[String]) -> Result<Dataset, String> {
+    if ids.is_empty() {
+        return Ok(dataset);
+    }
+    if let Some(unknown) = ids.iter().find(|id| dataset.instance(id).is_none()) {
+        return Err(format!(
+            "--instance {unknown}: no such instance in this dataset (ids look like {})",
+            dataset
+                .instances
+                .first()
+                .map_or("short_001", |i| i.id.as_str())
+        ));
+    }
+    let Dataset {
+        instances, source, ..
+    } = dataset;
+    let kept = instances
+        .into_iter()
+        .filter(|i| ids.contains(&i.id))
+        .collect();
+    Ok(Dataset::from_instances(kept, source))
+}
+
+/// Rewrites `dataset` with the model of `spec` (`llm:MODEL`) and validates the result;
+/// nothing is written here, so a failure leaves the output directory untouched.
+#[cfg(feature = "llm")]
+fn realise(
+    spec: &str,
+    llm: &crate::llm::LlmArgs,
+    dataset: Dataset,
+) -> Result<(Dataset, Realised), String> {
+    use crate::generate::llm_realise;
+    use crate::llm::{LlmClient, UsageMeter};
+    let model = match spec.trim().strip_prefix("llm:") {
+        Some(model) if !model.trim().is_empty() && !model.contains(['+', ',']) => model.trim(),
+        _ => {
+            return Err(format!(
+                "--realise {spec:?}: expected `llm:MODEL` (exactly one model)"
+            ));
+        }
+    };
+    let config = llm.config(model)?;
+    let endpoint = config.endpoint();
+    let client = LlmClient::new(config, std::sync::Arc::new(UsageMeter::new()))
+        .map_err(|e| format!("--realise {spec}: {e}"))?;
+    eprintln!(
+        "realising {} instances with {endpoint}",
+        dataset.instances.len()
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let (dataset, counts) = runtime
+        .block_on(llm_realise::realise(dataset, &client, true))
+        .map_err(|e| format!("--realise {spec}: nothing was written: {e}"))?;
+    let problems = crate::dataset::validate::validate(&dataset);
+    if !problems.is_empty() {
+        let shown: Vec<String> = problems.iter().take(10).map(|p| p.to_string()).collect();
+        return Err(format!(
+            "--realise {spec}: the realised dataset fails validation ({} problems), \
+             nothing was written:\n{}",
+            problems.len(),
+            shown.join("\n")
+        ));
+    }
+    Ok((
+        dataset,
+        Realised {
+            model: model.to_string(),
+            counts: serde_json::to_value(counts).map_err(|e| e.to_string())?,
+            lines: counts.lines(),
+        },
+    ))
+}
+
+fn write_manifest(
+    dir: &Path,
+    dataset: &Dataset,
+    config: &GenConfig,
+    realised: Option<&Realised>,
+) -> Result<(), String> {
     let manifest = Manifest {
         generator: GENERATOR.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -200,6 +326,8 @@ fn write_manifest(dir: &Path, dataset: &Dataset, config: &GenConfig) -> Result<(
         phrasing: config.phrasing.name().to_string(),
         instances: dataset.instances.iter().map(|i| i.id.clone()).collect(),
         checksum: dataset.checksum.clone(),
+        realised_by: realised.map(|r| r.model.clone()),
+        realisation: realised.map(|r| r.counts.clone()),
     };
     let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(|e| e.to_string())?;
     bytes.push(b'\n');

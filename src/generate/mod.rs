@@ -25,6 +25,8 @@
 
 mod data;
 mod inject;
+#[cfg(feature = "llm")]
+pub mod llm_realise;
 mod plan;
 mod profile;
 mod questions;

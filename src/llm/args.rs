@@ -42,6 +42,18 @@ pub struct LlmArgs {
     pub context_tokens: usize,
 }
 
+impl Default for LlmArgs {
+    /// The flags' defaults, as when none is given (their environment variables read).
+    fn default() -> LlmArgs {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            llm: LlmArgs,
+        }
+        <Flags as clap::Parser>::parse_from(["bemula"]).llm
+    }
+}
+
 impl LlmArgs {
     /// The configuration these flags describe, for `model`.
     pub fn config(&self, model: &str) -> Result<LlmConfig, String> {

@@ -1041,6 +1041,11 @@ mod cli {
             },
             out: out.to_path_buf(),
             force,
+            instances: Vec::new(),
+            #[cfg(feature = "llm")]
+            realise: None,
+            #[cfg(feature = "llm")]
+            llm: Default::default(),
         }
     }
 

@@ -15,6 +15,8 @@ mod llm;
 mod metrics;
 mod preflight;
 mod protocol;
+#[cfg(feature = "llm")]
+mod realise;
 mod safety;
 mod shards;
 mod stats;
