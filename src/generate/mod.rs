@@ -40,7 +40,7 @@ pub use text::accepted_spellings;
 
 use crate::dataset::{Dataset, FORMAT, ForgetRequest, Instance, Position, Session};
 use plan::plan_instance;
-use profile::FactRef;
+use profile::{FactRef, GenProfile};
 use rng::Rng;
 
 /// The seed of the default dataset.
@@ -242,22 +242,7 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec) -> Instance {
             &id,
             text.new_value.as_deref(),
         ));
-        requests.push(ForgetRequest {
-            id,
-            kind: req.kind,
-            style: req.style,
-            targets: req
-                .targets
-                .iter()
-                .map(|&t: &FactRef| profile.id(t).to_string())
-                .collect(),
-            position: Position {
-                session: session_id(req.session),
-                turn: req.turn,
-            },
-            turn: text.turn,
-            filler: text.filler,
-        });
+        requests.push(forget_request(&profile, req, id, text));
     }
     questions.extend(questions::preservation_questions(&profile, &plan));
     Instance {
@@ -277,4 +262,29 @@ fn scenario_name(s: &data::Scenario) -> String {
 
 fn session_id(index: usize) -> String {
     format!("s{:02}", index + 1)
+}
+
+/// The forget request of a planned request and its realised exchange (both generators).
+fn forget_request(
+    profile: &GenProfile,
+    req: &plan::RequestPlan,
+    id: String,
+    text: inject::RequestText,
+) -> ForgetRequest {
+    ForgetRequest {
+        id,
+        kind: req.kind,
+        style: req.style,
+        targets: req
+            .targets
+            .iter()
+            .map(|&t: &FactRef| profile.id(t).to_string())
+            .collect(),
+        position: Position {
+            session: session_id(req.session),
+            turn: req.turn,
+        },
+        turn: text.turn,
+        filler: text.filler,
+    }
 }

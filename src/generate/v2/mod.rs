@@ -23,7 +23,7 @@ use super::Phrasing;
 use super::plan::{InstancePlan, InstanceSpec, plan_instance};
 use super::profile::{FactRef, GenProfile};
 use super::rng::Rng;
-use crate::dataset::{FORMAT, ForgetRequest, Instance, Position, RequestType, Session};
+use crate::dataset::{FORMAT, Instance, RequestType, Session};
 use std::collections::BTreeSet;
 
 /// Generates one instance with generator v2.
@@ -39,7 +39,7 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
         phrasing,
         free,
     };
-    let texts: Vec<request::RequestText> = plan
+    let texts: Vec<super::inject::RequestText> = plan
         .requests
         .iter()
         .map(|req| {
@@ -53,9 +53,9 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
         .iter()
         .enumerate()
         .map(|(s, session)| Session {
-            id: session_id(s),
+            id: super::session_id(s),
             date: session.date.iso(),
-            scenario: scenario_name(&super::data::data().scenarios[session.scenario]),
+            scenario: super::scenario_name(&super::data::data().scenarios[session.scenario]),
             turns: dialogue::realise_session(&mut rng, &ctx, session, &request_turns),
         })
         .collect();
@@ -70,22 +70,7 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
             &id,
             text.new_value.as_deref(),
         ));
-        requests.push(ForgetRequest {
-            id,
-            kind: req.kind,
-            style: req.style,
-            targets: req
-                .targets
-                .iter()
-                .map(|&t: &FactRef| profile.id(t).to_string())
-                .collect(),
-            position: Position {
-                session: session_id(req.session),
-                turn: req.turn,
-            },
-            turn: text.turn,
-            filler: text.filler,
-        });
+        requests.push(super::forget_request(&profile, req, id, text));
     }
     questions.extend(ask::preservation_questions(&mut rng, &ctx, &plan));
     Instance {
@@ -139,14 +124,6 @@ fn free_facts(profile: &GenProfile, plan: &InstancePlan) -> Vec<usize> {
                 .is_none_or(|m| !f5_months.contains(&m))
         })
         .collect()
-}
-
-fn scenario_name(s: &super::data::Scenario) -> String {
-    format!("{} ({}): {}", s.theme, s.domain, s.goal)
-}
-
-fn session_id(index: usize) -> String {
-    format!("s{:02}", index + 1)
 }
 
 /// The text with first-person words turned to second person, for the assistant

@@ -15,15 +15,7 @@ use crate::generate::profile::FactRef;
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, MONTHS, Month, and_list, capitalize, fill, join, lower_first};
 
-/// The realised exchange of a request.
-pub struct RequestText {
-    /// The request and its confirmation (forget version).
-    pub turn: Turn,
-    /// The neutral exchange of the control version.
-    pub filler: Turn,
-    /// The new value an F6 request states.
-    pub new_value: Option<String>,
-}
+pub use crate::generate::inject::RequestText;
 
 fn month_name(m: Month) -> &'static str {
     MONTHS[(m.month.clamp(1, 12) - 1) as usize]
