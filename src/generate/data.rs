@@ -170,6 +170,25 @@ pub enum Rule {
     Product,
     /// Age at the second source's month, given the date of birth (first source).
     AgeAt,
+    /// Whole years from the second source's month to the reference date.
+    WholeYearsSince,
+    /// Whole years from the first source's month to the second's (later) one.
+    YearsBetween,
+    /// Months between the months of two sources, in either order.
+    MonthsApart,
+    /// Time from a bedtime (first source) to a wake-up time (second source).
+    ClockSpan,
+    /// A year of a monthly amount (first source) and a weekly one (second source).
+    YearlyCost,
+    /// A year of a monthly amount (first source) as a share of a yearly one (second
+    /// source), in whole percent.
+    Share,
+    /// The month the second source's month turns `span` years old.
+    Anniversary,
+    /// What the first source (the sibling) is to the second (a child or a spouse).
+    Kinship,
+    /// How many of the sources fall in one calendar year (at least two).
+    Count,
 }
 
 /// The unit a derived number is written with.
@@ -182,7 +201,31 @@ pub enum Unit {
     HourWeek,
     /// "twenty-two years old".
     Age,
+    /// "four months".
+    Month,
+    /// A number of minutes: "seven and a half hours".
+    Duration,
+    /// "$23,640".
+    Dollars,
+    /// "26 percent".
+    Percent,
+    /// A month, counted from year 0: "June 2031".
+    MonthYear,
+    /// A kinship term, by index into [`KIN_TERMS`]: "aunt".
+    Kin,
+    /// "three trips".
+    Trips,
 }
+
+/// The kinship terms a [`Unit::Kin`] value indexes.
+pub const KIN_TERMS: [&str; 6] = [
+    "aunt",
+    "uncle",
+    "sister-in-law",
+    "brother-in-law",
+    "godmother",
+    "godfather",
+];
 
 /// A derived-fact rule.
 #[derive(Debug, Deserialize)]
@@ -205,6 +248,12 @@ pub struct DerivedTemplate {
     pub about: String,
     /// Unit of the value.
     pub unit: Unit,
+    /// What the persona must have for the rule to apply.
+    #[serde(default)]
+    pub requires: Option<Requirement>,
+    /// The number of years of an [`Rule::Anniversary`].
+    #[serde(default)]
+    pub span: Option<u32>,
     /// The retention question, which names the sources to combine.
     pub question: String,
     /// The same question asked plainly, without the sources: the relearning

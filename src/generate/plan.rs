@@ -168,6 +168,19 @@ pub struct InstancePlan {
 /// Plans one instance: sessions and dates, the profile, request positions and
 /// targets, and the mention schedule.
 pub fn plan_instance(spec: &InstanceSpec, rng: &mut Rng) -> (GenProfile, InstancePlan) {
+    plan_instance_with(spec, rng, GenProfile::synthesize)
+}
+
+/// A profile stage: synthesises a profile for a dialogue starting on the date, with
+/// at least the given number of derived facts.
+pub type Synthesize = fn(&mut Rng, Date, usize) -> GenProfile;
+
+/// [`plan_instance`] with another profile stage.
+pub fn plan_instance_with(
+    spec: &InstanceSpec,
+    rng: &mut Rng,
+    synthesize: Synthesize,
+) -> (GenProfile, InstancePlan) {
     let ((s_lo, s_hi), (t_lo, t_hi)) = tier_ranges(spec.tier);
     let n_sessions = rng.range(s_lo, s_hi);
     let total = rng.range(t_lo, t_hi);
@@ -178,7 +191,7 @@ pub fn plan_instance(spec: &InstanceSpec, rng: &mut Rng) -> (GenProfile, Instanc
         .iter()
         .filter(|(k, _)| *k == RequestType::F4)
         .count();
-    let profile = GenProfile::synthesize(rng, dates[0], f4);
+    let profile = synthesize(rng, dates[0], f4);
 
     let starts: Vec<usize> = lens
         .iter()

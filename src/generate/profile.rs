@@ -3,7 +3,8 @@
 //! one to three derived facts whose values follow from their sources by a rule.
 
 use super::data::{
-    DerivedTemplate, FactTemplate, Family, Occupation, Requirement, Rule, TimeKind, Unit, data,
+    DerivedTemplate, FactTemplate, Family, KIN_TERMS, Occupation, Requirement, Rule, TimeKind,
+    Unit, data,
 };
 use super::rng::Rng;
 use super::text::{Date, Month, fill, number_word, word_number};
@@ -67,7 +68,7 @@ impl Persona {
         }
     }
 
-    fn has(&self, requirement: Option<Requirement>) -> bool {
+    pub(crate) fn has(&self, requirement: Option<Requirement>) -> bool {
         match requirement {
             None => true,
             Some(Requirement::Partner) => self.family.partner,
@@ -115,10 +116,14 @@ pub struct DerivedFact {
     pub template: &'static DerivedTemplate,
     /// The value, e.g. "six years".
     pub value: String,
-    /// The number inside the value.
+    /// The number inside the value (for a kinship term, its index in
+    /// [`KIN_TERMS`]; for a month, months from year 0).
     pub number: u32,
     /// Indices of the source facts in [`GenProfile::facts`].
     pub sources: Vec<usize>,
+    /// Placeholders the rule fills in its templates besides `{value}` (the
+    /// sources' values as `{a}`, `{b}`; the year counted as `{year}`).
+    pub vars: Vec<(String, String)>,
 }
 
 /// Either kind of fact, by index.
@@ -154,6 +159,13 @@ impl GenProfile {
     /// Synthesises a profile for a dialogue starting on `start`, with at least
     /// `min_derived` derived facts (one per inferential request).
     pub fn synthesize(rng: &mut Rng, start: Date, min_derived: usize) -> GenProfile {
+        let mut profile = GenProfile::atomic(rng, start);
+        profile.derive(rng, min_derived);
+        profile
+    }
+
+    /// The persona and its atomic facts, without derived facts.
+    pub(crate) fn atomic(rng: &mut Rng, start: Date) -> GenProfile {
         let persona = make_persona(rng, start);
         let selected = select_templates(rng, &persona);
         let mut profile = GenProfile {
@@ -164,7 +176,6 @@ impl GenProfile {
         };
         profile.place_in_time(rng, selected);
         profile.assign_values(rng);
-        profile.derive(rng, min_derived);
         profile
     }
 
@@ -174,6 +185,20 @@ impl GenProfile {
             "value" => Some(value.to_string()),
             "when" => when.map(str::to_string),
             _ => self.persona.var(key),
+        })
+    }
+
+    /// Fills a template of derived fact `d` with a value, the rule's variables and
+    /// the persona's.
+    pub(crate) fn render_derived(&self, d: usize, template: &str, value: &str) -> String {
+        let vars = &self.derived[d].vars;
+        fill(template, &|key| match key {
+            "value" => Some(value.to_string()),
+            _ => vars
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .or_else(|| self.persona.var(key)),
         })
     }
 
@@ -202,11 +227,16 @@ impl GenProfile {
 
     /// The retention question about the fact.
     pub fn question(&self, fact: FactRef) -> String {
-        let template = match fact {
-            FactRef::Atomic(i) => &self.facts[i].template.question,
-            FactRef::Derived(i) => &self.derived[i].template.question,
-        };
-        self.render(template, self.value(fact), self.when(fact))
+        match fact {
+            FactRef::Atomic(i) => self.render(
+                &self.facts[i].template.question,
+                self.value(fact),
+                self.when(fact),
+            ),
+            FactRef::Derived(i) => {
+                self.render_derived(i, &self.derived[i].template.question, self.value(fact))
+            }
+        }
     }
 
     /// The question asked plainly: the retention question, except that a derived
@@ -215,17 +245,20 @@ impl GenProfile {
     pub fn plain_question(&self, fact: FactRef) -> String {
         match fact {
             FactRef::Atomic(_) => self.question(fact),
-            FactRef::Derived(i) => self.render(&self.derived[i].template.plain_question, "", None),
+            FactRef::Derived(i) => {
+                self.render_derived(i, &self.derived[i].template.plain_question, "")
+            }
         }
     }
 
     /// The fact as a clause with the given value ("my home address is …").
     pub fn claim(&self, fact: FactRef, value: &str) -> String {
-        let template = match fact {
-            FactRef::Atomic(i) => &self.facts[i].template.claim,
-            FactRef::Derived(i) => &self.derived[i].template.claim,
-        };
-        self.render(template, value, self.when(fact))
+        match fact {
+            FactRef::Atomic(i) => {
+                self.render(&self.facts[i].template.claim, value, self.when(fact))
+            }
+            FactRef::Derived(i) => self.render_derived(i, &self.derived[i].template.claim, value),
+        }
     }
 
     /// How a request refers to the fact ("my home address").
@@ -239,7 +272,7 @@ impl GenProfile {
                     .unwrap_or_else(|| format!("my {}", t.predicate));
                 self.render(&template, &self.facts[i].value, self.when(fact))
             }
-            FactRef::Derived(i) => self.render(&self.derived[i].template.about, "", None),
+            FactRef::Derived(i) => self.render_derived(i, &self.derived[i].template.about, ""),
         }
     }
 
@@ -283,7 +316,7 @@ impl GenProfile {
             FactRef::Atomic(i) => self.say(i, value, rng),
             FactRef::Derived(i) => {
                 let template: &String = rng.pick(&self.derived[i].template.relearn);
-                self.render(template, value, None)
+                self.render_derived(i, template, value)
             }
         }
     }
@@ -303,10 +336,7 @@ impl GenProfile {
             FactRef::Derived(i) => {
                 let d = &self.derived[i];
                 for _ in 0..20 {
-                    let n = match d.template.unit {
-                        Unit::Age => rng.range(19, 29) as u32,
-                        _ => rng.range(2, 16) as u32,
-                    };
+                    let n = other_number(d.template.unit, d.number, rng);
                     let v = derived_value(d.template.unit, n);
                     if n != d.number && fresh(&v) {
                         return v;
@@ -571,11 +601,12 @@ impl GenProfile {
                 value,
                 number,
                 sources,
+                vars: Vec::new(),
             });
         }
     }
 
-    fn find(&self, key: &str) -> Option<usize> {
+    pub(crate) fn find(&self, key: &str) -> Option<usize> {
         self.facts.iter().position(|f| f.template.key == key)
     }
 
@@ -600,6 +631,8 @@ impl GenProfile {
                 let before_birthday = m.month < birth.month;
                 u32::try_from(m.year - birth.year - i32::from(before_birthday)).ok()
             }
+            // Generator v2's rules (`v2::derive`); v1's data names none of them.
+            _ => None,
         }
     }
 
@@ -645,15 +678,16 @@ impl GenProfile {
         let derived_facts = self
             .derived
             .iter()
-            .map(|d| Fact {
+            .enumerate()
+            .map(|(i, d)| Fact {
                 id: d.id.clone(),
                 subject: "user".to_string(),
-                predicate: self.render(&d.template.predicate, &d.value, None),
+                predicate: self.render_derived(i, &d.template.predicate, &d.value),
                 value: d.value.clone(),
                 category: d.template.category.clone(),
                 sensitivity: d.template.sensitivity,
                 timestamp: None,
-                statement: self.render(&d.template.statement, &d.value, None),
+                statement: self.render_derived(i, &d.template.statement, &d.value),
                 sources: d
                     .sources
                     .iter()
@@ -671,7 +705,8 @@ impl GenProfile {
 }
 
 /// The text of a derived number in its unit: "one year", "six years",
-/// "eight hours a week", "twenty-two years old".
+/// "eight hours a week", "twenty-two years old", "seven and a half hours",
+/// "$23,640", "26 percent", "June 2031", "aunt", "three trips".
 pub fn derived_value(unit: Unit, n: u32) -> String {
     let word = number_word(n);
     match unit {
@@ -680,6 +715,62 @@ pub fn derived_value(unit: Unit, n: u32) -> String {
         Unit::HourWeek if n == 1 => "one hour a week".to_string(),
         Unit::HourWeek => format!("{word} hours a week"),
         Unit::Age => format!("{word} years old"),
+        Unit::Month if n == 1 => "one month".to_string(),
+        Unit::Month => format!("{word} months"),
+        Unit::Duration => {
+            let (hours, minutes) = (n / 60, n % 60);
+            let h = number_word(hours);
+            match minutes {
+                0 => format!("{h} hours"),
+                30 => format!("{h} and a half hours"),
+                m => format!("{h} hours and {} minutes", number_word(m)),
+            }
+        }
+        Unit::Dollars => format!("${}", grouped(n)),
+        Unit::Percent => format!("{n} percent"),
+        Unit::MonthYear => Month {
+            year: (n / 12) as i32,
+            month: n % 12 + 1,
+        }
+        .long(),
+        Unit::Kin => KIN_TERMS[n as usize % KIN_TERMS.len()].to_string(),
+        Unit::Trips => format!("{word} trips"),
+    }
+}
+
+/// `23640` as `23,640`.
+fn grouped(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A number for a relearnt derived value of the unit, other than `old` by chance
+/// only (the caller checks).
+fn other_number(unit: Unit, old: u32, rng: &mut Rng) -> u32 {
+    match unit {
+        Unit::Age => rng.range(19, 29) as u32,
+        Unit::Year | Unit::HourWeek => rng.range(2, 16) as u32,
+        Unit::Month => rng.range(2, 30) as u32,
+        Unit::Duration => rng.range(30, 60) as u32 * 10,
+        Unit::Dollars => rng.range(1_500, 4_000) as u32 * 10,
+        Unit::Percent => rng.range(12, 45) as u32,
+        Unit::MonthYear => old + rng.range(2, 40) as u32,
+        Unit::Kin => {
+            // Another term of the same side of the family: aunt for uncle,
+            // godmother for sister-in-law.
+            let options: Vec<u32> = (0..KIN_TERMS.len() as u32)
+                .filter(|&k| k != old && k % 2 == old % 2)
+                .collect();
+            *rng.pick(&options)
+        }
+        Unit::Trips => rng.range(2, 7) as u32,
     }
 }
 

@@ -241,7 +241,7 @@ fn relearning(
         }
         FactRef::Derived(d) => {
             let own = parity(&profile.derived[d].template.relearn, ctx.phrasing);
-            profile.render(own[rng.below(own.len())], &new, None)
+            profile.render_derived(d, own[rng.below(own.len())], &new)
         }
     };
     let statement = Turn {

@@ -1,5 +1,7 @@
-//! Generator v2: the same profiles, plan and composition as v1 (stages 1 and 2 are
-//! shared), with stages 3–5 written anew. Dialogue is composed from parts so that no
+//! Generator v2: the same plan and composition as v1 (stage 2 is shared), with
+//! stages 3–5 written anew. Profiles (stage 1) start from v1's personas and atomic
+//! facts; values a persona contradicts are drawn again, and derived facts come from
+//! eleven rule families, not only arithmetic ([`derive`]). Dialogue is composed from parts so that no
 //! user sentence repeats within a session; a disclosure takes one of several forms
 //! (the fact's own sentences, paraphrases, relative dates, numbers in words, another
 //! fact in the same turn) and the assistant sometimes repeats what it heard. Requests
@@ -14,13 +16,14 @@
 
 mod ask;
 pub(crate) mod data;
+mod derive;
 mod dialogue;
 pub(crate) mod persona;
 mod request;
 mod when;
 
 use super::Phrasing;
-use super::plan::{InstancePlan, InstanceSpec, plan_instance};
+use super::plan::{InstancePlan, InstanceSpec, plan_instance_with};
 use super::profile::{FactRef, GenProfile};
 use super::rng::Rng;
 use crate::dataset::{FORMAT, Instance, RequestType, Session};
@@ -29,8 +32,7 @@ use std::collections::BTreeSet;
 /// Generates one instance with generator v2.
 pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> Instance {
     let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
-    let (mut profile, plan) = plan_instance(spec, &mut rng);
-    persona::make_consistent(&mut profile, &mut rng);
+    let (profile, plan) = plan_instance_with(spec, &mut rng, derive::synthesize);
     // What a turn may add beside its own disclosure: facts no request claims and no
     // preservation question asks about, so they may be said anywhere.
     let free = free_facts(&profile, &plan);
@@ -172,13 +174,14 @@ mod tests {
         for seed in 0..40u64 {
             for spec in crate::generate::global_plan(seed).iter().step_by(7) {
                 let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
-                let (mut profile, _) = plan_instance(spec, &mut rng);
-                let broken_before = profile
+                let (v1, _) = crate::generate::plan::plan_instance(spec, &mut rng);
+                let broken_before = v1
                     .facts
                     .iter()
-                    .filter(|f| !persona::fits(&profile, &f.value))
+                    .filter(|f| !persona::fits(&v1, &f.value))
                     .count();
-                persona::make_consistent(&mut profile, &mut rng);
+                let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
+                let (profile, _) = plan_instance_with(spec, &mut rng, derive::synthesize);
                 for f in &profile.facts {
                     assert!(
                         persona::fits(&profile, &f.value),
