@@ -8,7 +8,8 @@
 //!
 //! Each value follows from its sources alone, without outside knowledge; a rule
 //! whose sources leave the value unclear (an age in the birthday's month, a share
-//! of a salary written without a number) yields no fact.
+//! of a salary written without a number) yields no fact, and neither does one whose
+//! value occurs in the generators' own texts, where a dialogue could state it.
 
 use super::persona;
 use crate::generate::data::{DerivedTemplate, Rule, Unit};
@@ -37,6 +38,23 @@ pub(crate) fn synthesize(rng: &mut Rng, start: Date, min_derived: usize) -> GenP
     profile
 }
 
+/// Every text the generators may put into a dialogue, lowercased: the embedded data
+/// files of v1 and v2 (word lists, templates and inventories) as written.
+static FIXED_TEXT: Lazy<String> = Lazy::new(|| {
+    crate::generate::data::FILES
+        .iter()
+        .chain(super::data::FILES.iter())
+        .map(|(_, text)| text.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n")
+});
+
+/// Whether `value` occurs in a text the generators may put into a dialogue ("six
+/// months" in a piece of advice), where an inferential target must never be stated.
+fn in_fixed_text(value: &str) -> bool {
+    FIXED_TEXT.contains(&value.to_lowercase())
+}
+
 /// A rule applied to a profile.
 struct Derivation {
     number: u32,
@@ -55,7 +73,8 @@ fn derive(profile: &mut GenProfile, rng: &mut Rng, min_derived: usize) {
         .filter_map(|(i, t)| {
             let d = apply(profile, t)?;
             let value = derived_value(t.unit, d.number);
-            (!values.iter().any(|v| clashes(v, &value))).then_some((i, d, value))
+            let free = !values.iter().any(|v| clashes(v, &value)) && !in_fixed_text(&value);
+            free.then_some((i, d, value))
         })
         .collect();
     let wanted = (rng.weighted(&[55, 40, 5]) + 1).max(min_derived);
@@ -468,6 +487,12 @@ mod tests {
                         d.value
                     );
                 }
+                // Never stated by coincidence: no generator text holds the value.
+                assert!(
+                    !in_fixed_text(&d.value),
+                    "seed {seed}: {} in fixed text",
+                    d.value
+                );
                 seen.insert(format!("{:?}", d.template.rule));
             }
         }
@@ -480,8 +505,8 @@ mod tests {
     fn the_rule_judge_reads_every_kind_of_derived_value() {
         use crate::dataset::{FORGOTTEN, Suite, Version};
         use crate::generate::text::accepted_spellings;
-        use crate::judge::rule::RuleJudge;
         use crate::judge::JudgeItem;
+        use crate::judge::rule::RuleJudge;
         let cases = [
             (
                 Unit::Duration,
