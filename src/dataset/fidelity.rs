@@ -13,7 +13,8 @@
 //! writes them. Content words are [`crate::text::distinct_terms`] (stop-words removed,
 //! lightly stemmed); sentences are [`crate::text::split_sentences`]. An *ordinary*
 //! turn is a session turn that is not a request exchange; control fillers are not part
-//! of the stored dialogue and are never counted.
+//! of the stored dialogue and are counted only by `filler_length_auc`, which sets them
+//! against the ordinary exchanges they sit among in the control version.
 
 use super::{Attack, Dataset, Fact, Instance, Question, RequestType, Suite, Turn};
 use crate::text;

@@ -4,6 +4,11 @@
 //! keyword, by a period said as a month, a season, relative to the session's date
 //! or anchored on an event; an update states the new value in its own words. Each
 //! request gets a confirmation composed for it, which never restates a target.
+//!
+//! A request exchange is as long as an ordinary one, so that length does not give it
+//! away: the user may say an ordinary sentence in the same turn, and the assistant
+//! mostly goes back to the conversation after confirming. The filler that replaces
+//! the exchange in the control version is composed to the same length.
 
 use super::Context;
 use super::data::data;
