@@ -626,6 +626,36 @@ mod tests {
     }
 
     #[test]
+    fn asides_never_use_a_deletion_word_but_details_sometimes_do() {
+        let deletion = |text: &str| {
+            text.to_lowercase()
+                .split(|c: char| !c.is_alphabetic())
+                .any(|w| {
+                    ["delet", "eras", "remov", "wip", "forg", "memor"]
+                        .iter()
+                        .any(|s| w.starts_with(s))
+                })
+        };
+        let mut rng = Rng::new(11);
+        let mut with = 0;
+        for _ in 0..2000 {
+            let mut used = Used::new();
+            let before = aside_before(&mut rng, &mut used);
+            let after = aside_after(&mut rng, &mut used);
+            let more = carry_on(&mut rng, &mut used);
+            for text in [&before, &after, &more] {
+                assert!(!text.is_empty() && !deletion(text), "{text:?}");
+            }
+            assert!(after.ends_with('?'), "{after}");
+            if deletion(&user_detail(&mut rng, &mut Used::new(), true)) {
+                with += 1;
+            }
+        }
+        // One in 25 details, give or take.
+        assert!((40..=130).contains(&with), "{with} of 2000");
+    }
+
+    #[test]
     fn spoken_values_are_accepted_spellings() {
         let mut rng = Rng::new(3);
         for value in ["3 times a week", "$1,450", "Thai food"] {
