@@ -655,6 +655,40 @@ mod tests {
         assert!((40..=130).contains(&with), "{with} of 2000");
     }
 
+    /// The user sentences of a request exchange are written before its session: the
+    /// ordinary turns around it must still never say one of them again.
+    #[test]
+    fn no_ordinary_turn_repeats_a_sentence_of_a_request_in_its_session() {
+        let mut repeats = Vec::new();
+        let mut requests = 0;
+        for phrasing in [
+            crate::generate::Phrasing::All,
+            crate::generate::Phrasing::Dev,
+            crate::generate::Phrasing::Test,
+        ] {
+            for spec in crate::generate::global_plan(42) {
+                let instance = super::super::generate_instance(42, &spec, phrasing);
+                for r in &instance.requests {
+                    requests += 1;
+                    let session = instance
+                        .sessions
+                        .iter()
+                        .find(|s| s.id == r.position.session)
+                        .unwrap();
+                    for (t, turn) in session.turns.iter().enumerate() {
+                        for x in sentences(&turn.user) {
+                            if t != r.position.turn && sentences(&r.turn.user).contains(&x) {
+                                repeats.push(format!("{} {}: {x}", spec.id, r.id));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(requests > 300, "{requests}");
+        assert!(repeats.is_empty(), "{repeats:#?}");
+    }
+
     #[test]
     fn spoken_values_are_accepted_spellings() {
         let mut rng = Rng::new(3);
