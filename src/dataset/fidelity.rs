@@ -13,7 +13,8 @@
 //! writes them. Content words are [`crate::text::distinct_terms`] (stop-words removed,
 //! lightly stemmed); sentences are [`crate::text::split_sentences`]. An *ordinary*
 //! turn is a session turn that is not a request exchange; control fillers are not part
-//! of the stored dialogue and are never counted.
+//! of the stored dialogue and are counted only by `filler_length_auc`, which sets them
+//! against the ordinary exchanges they sit among in the control version.
 
 use super::{Attack, Dataset, Fact, Instance, Question, RequestType, Suite, Turn};
 use crate::text;
@@ -56,6 +57,9 @@ pub enum Bound {
     /// The value must be at most the target.
     #[serde(rename = "<=")]
     AtMost,
+    /// The value must be above the target and at most the target's `upper`.
+    #[serde(rename = "in")]
+    Between,
 }
 
 /// What the built-in generator aims at for one measure.
@@ -63,8 +67,11 @@ pub enum Bound {
 pub struct Target {
     /// `>=` or `<=`.
     pub op: Bound,
-    /// The bound.
+    /// The bound; for `in`, the lower bound, itself excluded.
     pub value: f64,
+    /// For `in` only: the upper bound, itself included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper: Option<f64>,
 }
 
 impl Target {
@@ -72,6 +79,7 @@ impl Target {
         Some(Target {
             op: Bound::AtLeast,
             value,
+            upper: None,
         })
     }
 
@@ -79,6 +87,16 @@ impl Target {
         Some(Target {
             op: Bound::AtMost,
             value,
+            upper: None,
+        })
+    }
+
+    /// Above `lower` and at most `upper`: the interval (lower, upper].
+    fn between(lower: f64, upper: f64) -> Option<Target> {
+        Some(Target {
+            op: Bound::Between,
+            value: lower,
+            upper: Some(upper),
         })
     }
 
@@ -89,9 +107,32 @@ impl Target {
         match self.op {
             Bound::AtLeast => value >= self.value - EPS,
             Bound::AtMost => value <= self.value + EPS,
+            Bound::Between => {
+                value > self.value + EPS && self.upper.is_none_or(|u| value <= u + EPS)
+            }
+        }
+    }
+
+    /// The target as it is printed: `≥ 0.8`, `≤ 0.05`, `(0.3, 0.7]`.
+    fn render(&self) -> String {
+        match (self.op, self.upper) {
+            (Bound::AtLeast, _) => format!("≥ {}", self.value),
+            (Bound::AtMost, _) => format!("≤ {}", self.value),
+            (Bound::Between, Some(upper)) => format!("({}, {upper}]", self.value),
+            (Bound::Between, None) => format!("> {}", self.value),
         }
     }
 }
+
+/// How far from 0.5 (no separation at all) a length AUC may lie: a system that finds
+/// requests or fillers by length alone must do little better than chance.
+const LENGTH_AUC_TARGET: (f64, f64) = (0.3, 0.7);
+
+/// Most ordinary user turns a deletion word may appear in: real dialogue uses one in
+/// under one turn in a hundred, and more is a tell that a turn with one is ordinary.
+/// Some must (the lower bound, excluded, is 0) so that a system deleting on any
+/// such word is caught.
+const DELETION_WORDS_TARGET: f64 = 0.05;
 
 /// One fidelity measure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,7 +141,7 @@ pub struct Measure {
     pub name: &'static str,
     /// What is counted, in one line.
     pub definition: String,
-    /// The value: a share from 0 to 1 (an AUC for `request_length_auc`); `null` when the
+    /// The value: a share from 0 to 1 (an AUC for the `*_length_auc` measures); `null` when the
     /// data holds nothing to measure (no requests of the kind, no such questions).
     pub value: Option<f64>,
     /// The numerator of a share, where the value is one.
@@ -133,15 +174,20 @@ impl Measure {
         }
     }
 
-    fn plain(name: &'static str, definition: String, value: Option<f64>) -> Measure {
+    fn plain(
+        name: &'static str,
+        definition: String,
+        value: Option<f64>,
+        target: Option<Target>,
+    ) -> Measure {
         Measure {
             name,
             definition,
             value,
             count: None,
             total: None,
-            target: None,
-            met: None,
+            target,
+            met: target.zip(value).map(|(t, v)| t.met_by(v)),
         }
     }
 }
@@ -445,7 +491,7 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
     measures.push(repeated_user_sentences(&indexed));
     measures.extend(confirmations(&indexed));
     measures.push(request_fixed_strings(&indexed));
-    measures.push(request_length_auc(&indexed));
+    measures.extend(length_aucs(&indexed));
     measures.push(requests_restating_value(&indexed));
     measures.push(question_disclosure_overlap(&indexed));
     measures.push(relearning_differs(&indexed));
@@ -645,23 +691,37 @@ fn exchange_chars(turn: &Turn) -> usize {
     turn.user.chars().count() + turn.assistant.chars().count()
 }
 
-fn request_length_auc(indexed: &[Indexed]) -> Measure {
-    let requests: Vec<usize> = indexed
-        .iter()
-        .flat_map(|ix| &ix.instance.requests)
-        .map(|r| exchange_chars(&r.turn))
-        .collect();
+/// The AUCs of exchange length separating request exchanges (in the forget version)
+/// and fillers (in the control version, where they take the requests' places) from
+/// ordinary exchanges.
+fn length_aucs(indexed: &[Indexed]) -> [Measure; 2] {
+    let requests = || indexed.iter().flat_map(|ix| &ix.instance.requests);
     let ordinary: Vec<usize> = indexed
         .iter()
         .flat_map(|ix| ix.ordinary().map(|(_, _, t)| exchange_chars(t)))
         .collect();
-    Measure::plain(
-        "request_length_auc",
-        "AUC of exchange length in characters separating request exchanges from ordinary \
-         ones (0.5: indistinguishable; 0 or 1: fully separable)"
-            .into(),
-        auc(&requests, &ordinary),
-    )
+    let exchanges: Vec<usize> = requests().map(|r| exchange_chars(&r.turn)).collect();
+    let fillers: Vec<usize> = requests().map(|r| exchange_chars(&r.filler)).collect();
+    let (low, high) = LENGTH_AUC_TARGET;
+    let target = Target::between(low, high);
+    [
+        Measure::plain(
+            "request_length_auc",
+            "AUC of exchange length in characters separating request exchanges from \
+             ordinary ones (0.5: indistinguishable; 0 or 1: fully separable)"
+                .into(),
+            auc(&exchanges, &ordinary),
+            target,
+        ),
+        Measure::plain(
+            "filler_length_auc",
+            "AUC of exchange length in characters separating the control version's filler \
+             exchanges from ordinary ones (0.5: indistinguishable; 0 or 1: fully separable)"
+                .into(),
+            auc(&fillers, &ordinary),
+            target,
+        ),
+    ]
 }
 
 fn requests_restating_value(indexed: &[Indexed]) -> Measure {
@@ -835,7 +895,7 @@ fn deletion_words(indexed: &[Indexed]) -> Measure {
         ),
         with,
         total,
-        None,
+        Target::between(0.0, DELETION_WORDS_TARGET),
     )
 }
 
@@ -892,13 +952,7 @@ pub fn render_text(fidelity: &Fidelity) -> String {
                 (Some(c), Some(t)) => format!("{c}/{t}"),
                 _ => String::new(),
             },
-            m.target.map_or(String::new(), |t| {
-                let op = match t.op {
-                    Bound::AtLeast => "≥",
-                    Bound::AtMost => "≤",
-                };
-                format!("{op} {}", t.value)
-            }),
+            m.target.map_or(String::new(), |t| t.render()),
             match m.met {
                 Some(true) => "yes".into(),
                 Some(false) => "NO".into(),
@@ -1133,8 +1187,13 @@ mod tests {
         assert_eq!(counted(&f, "question_disclosure_overlap"), (1, 2));
         assert_eq!(counted(&f, "relearning_differs"), (0, 1));
         assert_eq!(counted(&f, "multi_hop_contains_retention"), (1, 2));
-        // "forgetting" in s1 t1.
+        // "forgetting" in s1 t1: one turn in three, far above the target.
         assert_eq!(counted(&f, "deletion_words"), (1, 3));
+        // Exchanges of 77 and 71 characters against ordinary ones of 56, 103 and 45: each
+        // request is longer than two of three; the filler (54) than one of three.
+        let value = |name: &str| f.get(name).unwrap().value.unwrap();
+        assert!((value("request_length_auc") - 4.0 / 6.0).abs() < 1e-12);
+        assert!((value("filler_length_auc") - 2.0 / 6.0).abs() < 1e-12);
         // "Leeds sounds lovely." repeats the value; "What a character!" does not.
         assert_eq!(counted(&f, "assistant_restates_value"), (1, 2));
 
@@ -1148,9 +1207,54 @@ mod tests {
                 "confirmation_top_share",
                 "request_fixed_strings",
                 "relearning_differs",
-                "multi_hop_contains_retention"
+                "multi_hop_contains_retention",
+                "deletion_words"
             ]
         );
+    }
+
+    #[test]
+    fn exchanges_found_by_their_length_miss_the_length_targets() {
+        let mut data = dataset();
+        let long = "A long reply that goes on and on about the weather. ".repeat(4);
+        for r in &mut data.instances[0].requests {
+            r.filler.assistant = long.clone();
+        }
+        let f = compute(&data, 100);
+        let filler = f.get("filler_length_auc").unwrap();
+        assert_eq!((filler.value, filler.met), (Some(1.0), Some(false)));
+        assert_eq!(f.get("request_length_auc").unwrap().met, Some(true));
+        let target = filler.target.unwrap();
+        assert_eq!(
+            (target.op, target.value, target.upper),
+            (Bound::Between, 0.3, Some(0.7))
+        );
+        // Shorter than every ordinary exchange: as easy to find.
+        for r in &mut data.instances[0].requests {
+            r.filler = turn("Hm.", "Yes.", &[]);
+        }
+        let f = compute(&data, 100);
+        let filler = f.get("filler_length_auc").unwrap();
+        assert_eq!((filler.value, filler.met), (Some(0.0), Some(false)));
+    }
+
+    #[test]
+    fn deletion_words_must_be_present_but_rare() {
+        let mut data = dataset();
+        // Without "I keep forgetting my keys.": none left, which misses the target too.
+        data.instances[0].sessions[0].turns[1].user = "Can you suggest a walk?".into();
+        let f = compute(&data, 100);
+        let m = f.get("deletion_words").unwrap();
+        assert_eq!((m.count, m.met), (Some(0), Some(false)));
+        // One ordinary turn in 21 (4.8%) meets it.
+        let plain = turn("What about a shorter walk?", "The park loop is fine.", &[]);
+        let turns = &mut data.instances[0].sessions[1].turns;
+        turns.splice(0..0, std::iter::repeat_n(plain, 18));
+        data.instances[0].requests[1].position.turn += 18;
+        data.instances[0].sessions[0].turns[1].user = "I erased the old plan.".into();
+        let f = compute(&data, 100);
+        let m = f.get("deletion_words").unwrap();
+        assert_eq!((m.count, m.total, m.met), (Some(1), Some(21), Some(true)));
     }
 
     #[test]
@@ -1309,6 +1413,15 @@ mod tests {
         assert!(at_least.met_by(0.8) && at_least.met_by(0.9) && !at_least.met_by(0.79));
         let at_most = Target::at_most(0.0).unwrap();
         assert!(at_most.met_by(0.0) && !at_most.met_by(0.01));
+        let between = Target::between(0.0, 0.05).unwrap();
+        assert!(!between.met_by(0.0) && between.met_by(0.001) && between.met_by(0.05));
+        assert!(!between.met_by(0.06));
+        let auc = Target::between(0.3, 0.7).unwrap();
+        assert!(!auc.met_by(0.29) && auc.met_by(0.5) && auc.met_by(0.7) && !auc.met_by(0.71));
+        assert_eq!(
+            [at_least.render(), at_most.render(), auc.render()],
+            ["≥ 0.8", "≤ 0", "(0.3, 0.7]"]
+        );
     }
 
     #[test]

@@ -250,7 +250,7 @@ fn the_stats_command_reports_bad_data() {
 }
 
 /// The measure names of `bemula stats --fidelity --json`, in order.
-const FIDELITY_MEASURES: [&str; 19] = [
+const FIDELITY_MEASURES: [&str; 20] = [
     "distinct_4_user",
     "distinct_1_user",
     "distinct_2_user",
@@ -264,6 +264,7 @@ const FIDELITY_MEASURES: [&str; 19] = [
     "confirmation_top_share",
     "request_fixed_strings",
     "request_length_auc",
+    "filler_length_auc",
     "requests_restating_value",
     "question_disclosure_overlap",
     "relearning_differs",
@@ -297,7 +298,11 @@ fn fidelity_measures(out: &str) -> Vec<Value> {
         assert_eq!(m["met"].is_boolean(), has_target, "{m}");
         if has_target {
             let op = m["target"]["op"].as_str().unwrap();
-            assert!(op == ">=" || op == "<=", "{m}");
+            assert!(op == ">=" || op == "<=" || op == "in", "{m}");
+            // Only an interval has an upper bound, above its lower one.
+            let upper = m["target"]["upper"].as_f64();
+            assert_eq!(upper.is_some(), op == "in", "{m}");
+            assert!(upper.is_none_or(|u| u > m["target"]["value"].as_f64().unwrap()));
         }
         if let (Some(count), Some(total)) = (m["count"].as_u64(), m["total"].as_u64()) {
             assert!((value - count as f64 / total as f64).abs() < 1e-9, "{m}");
@@ -324,10 +329,16 @@ fn fidelity_measures_the_hand_written_set_as_real_dialogue() {
             > 0.95
     );
     assert_eq!(measure(&measures, "repeated_user_sentences")["value"], 0.0);
-    // Hand-written data meets every target: --check passes.
+    // Hand-written data meets every target but the two on exchange length: its
+    // requests are written longer than its ordinary exchanges, its fillers shorter.
     let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("9 of 9 targets met"), "{out}");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("fidelity targets missed: request_length_auc, filler_length_auc\n"),
+        "{err}"
+    );
+    assert!(out.contains("10 of 12 targets met"), "{out}");
+    assert!(measure(&measures, "deletion_words")["met"] == true);
 }
 
 #[test]
@@ -338,6 +349,19 @@ fn fidelity_measures_the_generated_set_and_prints_a_table() {
     let distinct = measure(&measures, "distinct_4_user");
     assert_eq!(distinct["target"]["op"], ">=");
     assert_eq!(distinct["target"]["value"], 0.85);
+    let auc = measure(&measures, "request_length_auc");
+    assert_eq!(auc["target"]["op"], "in");
+    assert_eq!(
+        (
+            auc["target"]["value"].as_f64(),
+            auc["target"]["upper"].as_f64()
+        ),
+        (Some(0.3), Some(0.7))
+    );
+    // The generated set meets every target, the length and deletion-word ones included.
+    let (code, out, err) = bemula(&["stats", "--fidelity", "--lite", "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("12 of 12 targets met"), "{out}");
 
     let (code, out, err) = bemula(&["stats", "--fidelity"]);
     assert_eq!(code, 0, "a report exits 0 without --check: {err}");
@@ -391,11 +415,15 @@ fn fidelity_check_fails_on_a_missed_target() {
         .unwrap();
     let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
+    // The fixture's one request is shorter than its ordinary exchanges and no ordinary
+    // turn uses a deletion word: those two are missed with or without the change.
     assert!(
-        err.contains("fidelity targets missed: relearning_differs"),
+        err.contains(
+            "fidelity targets missed: request_length_auc, relearning_differs, deletion_words\n"
+        ),
         "{err}"
     );
-    assert!(out.contains("8 of 9 targets met"), "{out}");
+    assert!(out.contains("9 of 12 targets met"), "{out}");
     // Without --check the same report exits 0.
     let (code, _, err) = bemula(&["stats", "--fidelity", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

@@ -122,8 +122,12 @@ pub struct Talk {
     pub constraints: Vec<String>,
     /// When something happened.
     pub times: Vec<String>,
-    /// Things the user did or that happened (some use deletion words in other senses).
+    /// Things the user did or that happened, without a deletion word.
     pub happenings: Vec<String>,
+    /// Things the user did that use a deletion word in another sense ("I deleted that
+    /// app"), drawn now and then only: real dialogue uses such words rarely, but a
+    /// system that deletes on any of them must meet some.
+    pub deletion_happenings: Vec<String>,
     /// Other people a happening may be about, instead of "I".
     pub subjects: Vec<String>,
     /// How the user feels about it.
@@ -387,6 +391,58 @@ mod tests {
         }
     }
 
+    /// Whether a text uses a word of deleting or forgetting, in any inflection.
+    fn has_deletion_word(text: &str) -> bool {
+        const STEMS: [&str; 7] = ["delet", "eras", "remov", "wip", "forget", "forgot", "memor"];
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphabetic())
+            .any(|w| STEMS.iter().any(|s| w.starts_with(s)))
+    }
+
+    #[test]
+    fn deletion_words_occur_only_in_the_happenings_kept_for_them() {
+        assert!(has_deletion_word("I wiped the table.") && !has_deletion_word("I swiped in."));
+        let t = &data().talk;
+        assert!(t.deletion_happenings.len() >= 10);
+        for h in &t.deletion_happenings {
+            assert!(has_deletion_word(h), "no deletion word in {h:?}");
+        }
+        let lists = [
+            ("happenings", &t.happenings),
+            ("reactions", &t.reactions),
+            ("interjections", &t.interjections),
+            ("ask_frames", &t.ask_frames),
+            ("constraints", &t.constraints),
+            ("topic_pronouns", &t.topic_pronouns),
+            ("times", &t.times),
+            ("feelings", &t.feelings),
+            ("subjects", &t.subjects),
+            ("connectors", &t.connectors),
+            ("actions", &t.actions),
+            ("action_verbs", &t.action_verbs),
+            ("action_objects", &t.action_objects),
+            ("action_tails", &t.action_tails),
+            ("reasons", &t.reasons),
+            ("closers", &t.closers),
+        ];
+        let mut found: Vec<String> = Vec::new();
+        for (name, list) in lists {
+            found.extend(
+                list.iter()
+                    .filter(|x| has_deletion_word(x))
+                    .map(|x| format!("{name}: {x}")),
+            );
+        }
+        found.extend(
+            t.fillers
+                .iter()
+                .flatten()
+                .filter(|x| has_deletion_word(x))
+                .map(|x| format!("fillers: {x}")),
+        );
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
     /// No word-list value may occur in fixed text: a forgotten value could reappear
     /// after its request by coincidence, and a derived value ("six years") must
     /// never be stated.
@@ -405,6 +461,7 @@ mod tests {
             &t.topic_pronouns,
             &t.times,
             &t.happenings,
+            &t.deletion_happenings,
             &t.subjects,
             &t.feelings,
             &t.assistant_opens,

@@ -80,7 +80,6 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
 /// A question about the scenario: one of its own (once a session) or a frame with
 /// the scenario's topic and a constraint.
 fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
-    let talk = &data().talk;
     if rng.chance(1, 4) {
         let unused: Vec<&String> = scenario
             .asks
@@ -95,6 +94,13 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
             return a;
         }
     }
+    framed_ask(rng, Some(&scenario.topic), used)
+}
+
+/// A question from a frame and a constraint, about `topic` or, without one, about
+/// "this" (a pronoun for whatever the conversation is on).
+fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
+    let talk = &data().talk;
     let mut parts = (String::new(), String::new());
     let ask = fresh(rng, used, |rng, used| {
         let frame = rng.text(&talk.ask_frames);
@@ -105,10 +111,9 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
         }
         parts = (frame.to_string(), constraint.to_string());
         // The topic by name, or by a pronoun once the conversation is on it.
-        let topic = if rng.chance(2, 5) {
-            rng.text(&talk.topic_pronouns).to_string()
-        } else {
-            scenario.topic.clone()
+        let topic = match topic {
+            Some(topic) if !rng.chance(2, 5) => topic.to_string(),
+            _ => rng.text(&talk.topic_pronouns).to_string(),
         };
         fill(frame, &|key| match key {
             "topic" => Some(topic.clone()),
@@ -124,13 +129,23 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
     ask
 }
 
-/// Something that happened lately, maybe with how the user feels about it.
-fn user_detail(rng: &mut Rng, used: &mut Used) -> String {
+/// One in this many happenings the user tells of uses a deletion word in another
+/// sense: about one ordinary user turn in thirty, near the rate of real dialogue, yet
+/// often enough that a system deleting on any such word is caught.
+const DELETION_HAPPENING_ODDS: usize = 25;
+
+/// Something that happened lately, maybe with how the user feels about it; with
+/// `deletion_words`, now and then one told with a deletion word in another sense.
+fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
     let talk = &data().talk;
     let mut parts = (String::new(), String::new());
     let happened = fresh(rng, used, |rng, used| {
         let time = rng.text(&talk.times);
-        let happening = rng.text(&talk.happenings);
+        let happening = if deletion_words && rng.chance(1, DELETION_HAPPENING_ODDS) {
+            rng.text(&talk.deletion_happenings)
+        } else {
+            rng.text(&talk.happenings)
+        };
         if (part_used(used, time) || part_used(used, happening)) && !rng.chance(1, 8) {
             return String::new();
         }
@@ -265,6 +280,57 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
     join(&refs)
 }
 
+/// What an assistant says after answering something off the session's topic (a
+/// forget request, a remark in passing), going back to the conversation the way its
+/// ordinary replies go: advice composed from the same parts, maybe reasons, maybe a
+/// closing question, without naming the topic. One to six sentences.
+pub fn carry_on(rng: &mut Rng, used: &mut Used) -> String {
+    let talk = &data().talk;
+    let advice = |rng: &mut Rng, used: &mut Used| {
+        let action = action(rng, used);
+        let connector = assistant_part(rng, used, &talk.connectors);
+        format!("{connector} {action}.")
+    };
+    let mut parts = vec![advice(rng, used)];
+    if rng.chance(3, 5) {
+        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+    }
+    if rng.chance(3, 5) {
+        parts.push(advice(rng, used));
+    }
+    if rng.chance(1, 2) {
+        parts.push(advice(rng, used));
+    }
+    if rng.chance(1, 4) {
+        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+    }
+    if rng.chance(1, 2) {
+        parts.push(assistant_part(rng, used, &talk.closers).to_string());
+    }
+    let mut seen = HashSet::new();
+    parts.retain(|p| seen.insert(p.clone()));
+    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+    join(&refs)
+}
+
+/// An ordinary user sentence to say before something else in the same turn (a forget
+/// request, a remark in passing): a reaction to the last answer or something that
+/// happened lately. It never holds a fact value or a deletion word.
+pub fn aside_before(rng: &mut Rng, used: &mut Used) -> String {
+    if rng.chance(1, 2) {
+        user_reaction(rng, used)
+    } else {
+        user_detail(rng, used, false)
+    }
+}
+
+/// An ordinary user question to ask after something else in the same turn: about
+/// "this", whatever the conversation is on, under some constraint. It never holds a
+/// fact value or a deletion word.
+pub fn aside_after(rng: &mut Rng, used: &mut Used) -> String {
+    framed_ask(rng, None, used)
+}
+
 /// A small-talk exchange about the scenario.
 pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     let reaction = if rng.chance(1, 2) {
@@ -277,12 +343,12 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     }
     let ask = user_ask(rng, scenario, used);
     let detail = if rng.chance(3, 5) {
-        user_detail(rng, used)
+        user_detail(rng, used, true)
     } else {
         String::new()
     };
     let more = if rng.chance(1, 4) {
-        user_detail(rng, used)
+        user_detail(rng, used, true)
     } else {
         String::new()
     };
@@ -293,7 +359,7 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     };
     let mut user = join(&[&reaction, &first, &second, &more]);
     if user.is_empty() {
-        user = user_detail(rng, used);
+        user = user_detail(rng, used, true);
     }
     Turn {
         user,
@@ -488,7 +554,16 @@ pub fn realise_session(
     let scenario = &v1_data().scenarios[plan.scenario];
     let today = plan.date;
     let last = plan.slots.len().saturating_sub(1);
+    // The session's request exchanges were written beforehand: no ordinary turn may
+    // repeat one of their user sentences.
     let mut used = Used::new();
+    for slot in &plan.slots {
+        if let Slot::Request(r) = *slot {
+            for x in sentences(&request_turns[r].user) {
+                used.insert(x.to_string());
+            }
+        }
+    }
     let mut turns = Vec::with_capacity(plan.slots.len());
     for (i, slot) in plan.slots.iter().enumerate() {
         let mut turn = match *slot {
@@ -548,6 +623,70 @@ mod tests {
             lead_into("Oh, one more thing.", "We moved.", "x"),
             "Oh, one more thing. We moved."
         );
+    }
+
+    #[test]
+    fn asides_never_use_a_deletion_word_but_details_sometimes_do() {
+        let deletion = |text: &str| {
+            text.to_lowercase()
+                .split(|c: char| !c.is_alphabetic())
+                .any(|w| {
+                    ["delet", "eras", "remov", "wip", "forg", "memor"]
+                        .iter()
+                        .any(|s| w.starts_with(s))
+                })
+        };
+        let mut rng = Rng::new(11);
+        let mut with = 0;
+        for _ in 0..2000 {
+            let mut used = Used::new();
+            let before = aside_before(&mut rng, &mut used);
+            let after = aside_after(&mut rng, &mut used);
+            let more = carry_on(&mut rng, &mut used);
+            for text in [&before, &after, &more] {
+                assert!(!text.is_empty() && !deletion(text), "{text:?}");
+            }
+            assert!(after.ends_with('?'), "{after}");
+            if deletion(&user_detail(&mut rng, &mut Used::new(), true)) {
+                with += 1;
+            }
+        }
+        // One in 25 details, give or take.
+        assert!((40..=130).contains(&with), "{with} of 2000");
+    }
+
+    /// The user sentences of a request exchange are written before its session: the
+    /// ordinary turns around it must still never say one of them again.
+    #[test]
+    fn no_ordinary_turn_repeats_a_sentence_of_a_request_in_its_session() {
+        let mut repeats = Vec::new();
+        let mut requests = 0;
+        for phrasing in [
+            crate::generate::Phrasing::All,
+            crate::generate::Phrasing::Dev,
+            crate::generate::Phrasing::Test,
+        ] {
+            for spec in crate::generate::global_plan(42) {
+                let instance = super::super::generate_instance(42, &spec, phrasing);
+                for r in &instance.requests {
+                    requests += 1;
+                    let session = instance
+                        .sessions
+                        .iter()
+                        .find(|s| s.id == r.position.session)
+                        .unwrap();
+                    for (t, turn) in session.turns.iter().enumerate() {
+                        for x in sentences(&turn.user) {
+                            if t != r.position.turn && sentences(&r.turn.user).contains(&x) {
+                                repeats.push(format!("{} {}: {x}", spec.id, r.id));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(requests > 300, "{requests}");
+        assert!(repeats.is_empty(), "{repeats:#?}");
     }
 
     #[test]

@@ -4,9 +4,15 @@
 //! keyword, by a period said as a month, a season, relative to the session's date
 //! or anchored on an event; an update states the new value in its own words. Each
 //! request gets a confirmation composed for it, which never restates a target.
+//!
+//! A request exchange is as long as an ordinary one, so that length does not give it
+//! away: the user may say an ordinary sentence in the same turn, and the assistant
+//! mostly goes back to the conversation after confirming. The filler that replaces
+//! the exchange in the control version is composed to the same length.
 
 use super::Context;
 use super::data::data;
+use super::dialogue::{Used, aside_after, aside_before, carry_on};
 use super::when::{month_of, season};
 use crate::dataset::{RequestType, Turn};
 use crate::generate::data::data as v1_data;
@@ -220,20 +226,53 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
     } else {
         crate::generate::realise::bridge(lead, &sentence)
     };
-    let confirmation = confirmation(rng, ctx, req.kind == RequestType::F6);
-    let fillers = &data().talk.fillers;
-    let [filler_user, filler_assistant] = fillers[rng.below(fillers.len())].clone();
+    // The exchange is as long as an ordinary one: the user may say something else in
+    // the same turn, and the assistant goes back to the conversation after confirming.
+    let mut used = Used::new();
+    let (before, after) = match rng.below(10) {
+        0..=2 => (aside_before(rng, &mut used), String::new()),
+        3..=5 => (String::new(), aside_after(rng, &mut used)),
+        _ => Default::default(),
+    };
+    let mut confirmation = confirmation(rng, ctx, req.kind == RequestType::F6);
+    if rng.chance(9, 10) {
+        confirmation = join(&[&confirmation, &carry_on(rng, &mut used)]);
+    }
     RequestText {
         turn: Turn {
-            user: join(&[&sentence, follow]),
+            user: join(&[&before, &sentence, follow, &after]),
             assistant: confirmation,
             mentions: Vec::new(),
         },
-        filler: Turn {
-            user: filler_user,
-            assistant: filler_assistant,
-            mentions: Vec::new(),
-        },
+        filler: filler(rng, &mut used),
         new_value,
+    }
+}
+
+/// The neutral exchange that takes a request's place in the control version, as long
+/// as a request exchange: a remark in passing, mostly beside other ordinary sentences,
+/// and a reply that goes back to the conversation unless it asks something.
+fn filler(rng: &mut Rng, used: &mut Used) -> Turn {
+    let fillers = &data().talk.fillers;
+    let [remark, reply] = &fillers[rng.below(fillers.len())];
+    let before = if rng.chance(3, 4) {
+        aside_before(rng, used)
+    } else {
+        String::new()
+    };
+    let after = if rng.chance(2, 3) {
+        aside_after(rng, used)
+    } else {
+        String::new()
+    };
+    let assistant = if reply.ends_with('?') {
+        reply.clone()
+    } else {
+        join(&[reply, &carry_on(rng, used)])
+    };
+    Turn {
+        user: join(&[&before, remark, &after]),
+        assistant,
+        mentions: Vec::new(),
     }
 }
