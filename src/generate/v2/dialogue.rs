@@ -174,6 +174,29 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
     join(&[&happened, &feeling])
 }
 
+/// The last resort of a user turn in a long session whose parts have worn out:
+/// the first sentence of a time and a happening, each list in random order, that the
+/// session has not heard yet (parts may repeat; sentences never do).
+fn user_fallback(rng: &mut Rng, used: &mut Used) -> String {
+    let talk = &data().talk;
+    let mut times: Vec<&String> = talk.times.iter().collect();
+    let mut happenings: Vec<&String> = talk.happenings.iter().collect();
+    rng.shuffle(&mut times);
+    rng.shuffle(&mut happenings);
+    for time in &times {
+        for happening in &happenings {
+            let s = format!("{time}, {happening}.");
+            if sentences(&s).iter().all(|x| !used.contains(*x)) {
+                for x in sentences(&s) {
+                    used.insert(x.to_string());
+                }
+                return s;
+            }
+        }
+    }
+    String::new()
+}
+
 fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
     fresh(rng, used, |rng, used| {
@@ -360,6 +383,9 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
     let mut user = join(&[&reaction, &first, &second, &more]);
     if user.is_empty() {
         user = user_detail(rng, used, true);
+    }
+    if user.is_empty() {
+        user = user_fallback(rng, used);
     }
     Turn {
         user,
@@ -592,6 +618,27 @@ pub fn realise_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sessions run to 130 turns and more; the parts of small talk wear out, but a
+    /// user turn never comes out empty and never repeats a sentence of its session.
+    #[test]
+    fn every_turn_of_a_long_session_has_fresh_user_text() {
+        for (seed, scenario) in v1_data().scenarios.iter().enumerate().step_by(5) {
+            let mut rng = Rng::new(seed as u64);
+            let mut used = Used::new();
+            let mut said: HashSet<String> = HashSet::new();
+            for i in 0..1000 {
+                let turn = talk_turn(&mut rng, scenario, &mut used);
+                assert!(
+                    !turn.user.trim().is_empty(),
+                    "scenario {seed}: turn {i} has no user text"
+                );
+                for s in sentences(&turn.user) {
+                    assert!(said.insert(s.to_string()), "turn {i} repeats {s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn sentences_split_after_end_marks() {
