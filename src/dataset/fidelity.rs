@@ -227,7 +227,7 @@ fn contains_words(hay: &[String], needle: &[String]) -> bool {
 
 /// The normal form compared for equality: lower case, every run of characters other
 /// than letters and digits one space, no space at either end.
-fn normal(text: &str) -> String {
+pub(crate) fn normal(text: &str) -> String {
     if !text.is_ascii() {
         return normal_chars(text);
     }

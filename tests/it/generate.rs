@@ -966,6 +966,17 @@ fn v2_keeps_every_invariant_and_validates_in_every_phrasing() {
                 .iter()
                 .map(|p| format!("{phrasing}: validator: {p}")),
         );
+        // The generator's own goals hold in every half, not only in the default.
+        let fidelity = bemula::dataset::fidelity::compute(
+            ds,
+            bemula::dataset::fidelity::DEFAULT_SAMPLE_TOKENS,
+        );
+        problems.extend(fidelity.missed().map(|m| {
+            format!(
+                "{phrasing}: fidelity target missed: {} = {:?}",
+                m.name, m.value
+            )
+        }));
         assert_no_problems(problems);
     }
 }

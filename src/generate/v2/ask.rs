@@ -7,7 +7,7 @@
 
 use super::Context;
 use super::data::data;
-use super::dialogue::{Used, disclosure, lead_into, parity, talk_turn};
+use super::dialogue::{Used, disclosure, hear, lead_into, parity, talk_turn};
 use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
 use crate::generate::data::data as v1_data;
 use crate::generate::plan::{InstancePlan, RequestPlan};
@@ -253,7 +253,7 @@ fn relearning(
     let length = rng.range(2, 4);
     let at = rng.below(length);
     let mut used = Used::new();
-    used.insert(statement.user.clone());
+    hear(&mut used, &statement.user);
     let dialogue: Vec<Turn> = (0..length)
         .map(|i| {
             if i == at {

@@ -9,14 +9,29 @@ use super::Context;
 use super::data::data;
 use super::when::relative_when;
 use crate::dataset::Turn;
+use crate::dataset::fidelity::normal;
 use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
 use std::collections::HashSet;
 
-/// The user sentences already said in a session.
+/// The user sentences already said in a session, in the normal form that
+/// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
+/// sentence), and the parts of composed sentences used so far.
 pub type Used = HashSet<String>;
+
+/// Whether no sentence of `text` has been said in the session.
+pub(crate) fn unheard(used: &Used, text: &str) -> bool {
+    sentences(text).iter().all(|x| !used.contains(&normal(x)))
+}
+
+/// Records the sentences of `text` as said in the session.
+pub(crate) fn hear(used: &mut Used, text: &str) {
+    for x in sentences(text) {
+        used.insert(normal(x));
+    }
+}
 
 /// The sentences of a text: split after `.`, `!` or `?` followed by a space.
 pub fn sentences(text: &str) -> Vec<&str> {
@@ -46,10 +61,8 @@ fn fresh(
 ) -> Option<String> {
     for _ in 0..30 {
         let s = make(rng, used);
-        if !s.is_empty() && sentences(&s).iter().all(|x| !used.contains(*x)) {
-            for x in sentences(&s) {
-                used.insert(x.to_string());
-            }
+        if !s.is_empty() && unheard(used, &s) {
+            hear(used, &s);
             return Some(s);
         }
     }
@@ -81,16 +94,10 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
 /// the scenario's topic and a constraint.
 fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
     if rng.chance(1, 4) {
-        let unused: Vec<&String> = scenario
-            .asks
-            .iter()
-            .filter(|a| sentences(a).iter().all(|x| !used.contains(*x)))
-            .collect();
+        let unused: Vec<&String> = scenario.asks.iter().filter(|a| unheard(used, a)).collect();
         if !unused.is_empty() {
             let a = unused[rng.below(unused.len())].clone();
-            for x in sentences(&a) {
-                used.insert(x.to_string());
-            }
+            hear(used, &a);
             return a;
         }
     }
@@ -186,10 +193,8 @@ fn user_fallback(rng: &mut Rng, used: &mut Used) -> String {
     for time in &times {
         for happening in &happenings {
             let s = format!("{time}, {happening}.");
-            if sentences(&s).iter().all(|x| !used.contains(*x)) {
-                for x in sentences(&s) {
-                    used.insert(x.to_string());
-                }
+            if unheard(used, &s) {
+                hear(used, &s);
                 return s;
             }
         }
@@ -585,9 +590,7 @@ pub fn realise_session(
     let mut used = Used::new();
     for slot in &plan.slots {
         if let Slot::Request(r) = *slot {
-            for x in sentences(&request_turns[r].user) {
-                used.insert(x.to_string());
-            }
+            hear(&mut used, &request_turns[r].user);
         }
     }
     let mut turns = Vec::with_capacity(plan.slots.len());
@@ -598,17 +601,28 @@ pub fn realise_session(
                 continue;
             }
             Slot::Mention(f) => mention_turn(rng, ctx, f, scenario, today, &mut used),
-            Slot::Talk if i == last && i > 0 => Turn {
-                user: rng.text(&talk.farewells_user).to_string(),
-                assistant: rng.text(&talk.farewells_assistant).to_string(),
-                mentions: Vec::new(),
-            },
+            Slot::Talk if i == last && i > 0 => {
+                match fresh(rng, &mut used, |rng, _| {
+                    rng.text(&talk.farewells_user).to_string()
+                }) {
+                    Some(user) => Turn {
+                        user,
+                        assistant: rng.text(&talk.farewells_assistant).to_string(),
+                        mentions: Vec::new(),
+                    },
+                    None => talk_turn(rng, scenario, &mut used),
+                }
+            }
             Slot::Talk => talk_turn(rng, scenario, &mut used),
         };
         if i == 0 {
-            let greeting = rng.text(&talk.greetings);
-            let goal = with_scenario(rng.text(&talk.goal_frames), scenario, &[]);
-            turn.user = join(&[greeting, &goal, &turn.user]);
+            let opening = fresh(rng, &mut used, |rng, _| {
+                let greeting = rng.text(&talk.greetings);
+                let goal = with_scenario(rng.text(&talk.goal_frames), scenario, &[]);
+                join(&[greeting, &goal])
+            })
+            .unwrap_or_default();
+            turn.user = join(&[&opening, &turn.user]);
         }
         turns.push(turn);
     }
@@ -638,6 +652,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_sentence_said_once_is_heard_in_any_case_or_punctuation() {
+        let mut used = Used::new();
+        hear(&mut used, "Could you drop that? Thank you.");
+        assert!(!unheard(&used, "Okay, brain full. Thank you!"));
+        assert!(!unheard(&used, "could you drop THAT"));
+        assert!(unheard(&used, "Okay, brain full."));
     }
 
     #[test]
