@@ -514,6 +514,8 @@ mod tests {
                 "About 7.5 hours on a normal weeknight.",
             ),
             (Unit::Duration, 430, "Seven hours and ten minutes."),
+            (Unit::Duration, 450, "7 hours 30 minutes, give or take."),
+            (Unit::Duration, 430, "7 hrs 10 mins."),
             (
                 Unit::Dollars,
                 23640,

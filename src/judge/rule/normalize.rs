@@ -23,7 +23,11 @@
 //!    and digits before a scale word (`68 thousand` → `68000`);
 //! 7. dates in words into one order: `June 5, 2024`, `5 June 2024` and
 //!    `Jun 5th 2024` all become `2024 june 5`; `June 2024` becomes `2024 june`, so a
-//!    month-level value is found inside a day-level date.
+//!    month-level value is found inside a day-level date;
+//! 8. lengths of time in hours and minutes into one form: `7 hours 30 minutes`,
+//!    `seven hours and thirty minutes` and `seven and a half hours` all become
+//!    `7.5 hours` (quarters of an hour as decimals), `7 hrs 10 mins` becomes
+//!    `7 hours 10 minutes`, and `an hour and a half` becomes `1.5 hours`.
 //!
 //! **Readings.** A [`Text`] keeps its main token sequence and alternative readings:
 //! the day-first reading of an ambiguous numeric date, and a reading in which a
@@ -222,7 +226,77 @@ fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
     let words = split_words(&numeric);
     let expanded: Vec<String> = words.iter().flat_map(|w| expand(w)).collect();
     let numbered = numbers(&expanded);
-    frequencies(&dates(&numbered))
+    frequencies(&durations(&dates(&numbered)))
+}
+
+/// Lengths of time in one form: hours and minutes (`7 hours 30 minutes`, `7 hrs and
+/// 30 mins`, `7 hours and a half`, `an hour and a half`) become hours, with a quarter,
+/// half or three quarters as a decimal (`7.5 hours`); other minutes stay beside the
+/// hours (`7 hours 10 minutes`).
+fn durations(tokens: &[String]) -> Vec<String> {
+    let hour = |t: &str| matches!(t, "hour" | "hours" | "hr" | "hrs" | "h");
+    let minute = |t: &str| matches!(t, "minute" | "minutes" | "min" | "mins");
+    let at = |i: usize| tokens.get(i).map(String::as_str).unwrap_or("");
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        // "an hour" counts as 1 hour.
+        let (hours, unit) = if is_digits(at(i)) && hour(at(i + 1)) {
+            (at(i).parse::<u64>().ok(), i + 1)
+        } else if matches!(at(i), "an" | "a" | "one") && hour(at(i + 1)) {
+            (Some(1), i + 1)
+        } else {
+            (None, i)
+        };
+        let Some(hours) = hours else {
+            out.push(tokens[i].clone());
+            i += 1;
+            continue;
+        };
+        let mut j = unit + 1;
+        if at(j) == "and" {
+            j += 1;
+        }
+        let minutes = if is_digits(at(j)) && minute(at(j + 1)) {
+            at(j)
+                .parse::<u64>()
+                .ok()
+                .filter(|&m| m < 60)
+                .map(|m| (m, j + 2))
+        } else if matches!(at(j), "a" | "an") && at(j + 1) == "half" {
+            Some((30, j + 2))
+        } else {
+            None
+        };
+        match minutes {
+            Some((m, end)) if m % 15 == 0 => {
+                let fraction = match m {
+                    15 => ".25",
+                    30 => ".5",
+                    45 => ".75",
+                    _ => "",
+                };
+                out.push(format!("{hours}{fraction}"));
+                out.push("hours".to_string());
+                i = end;
+            }
+            Some((m, end)) => {
+                out.extend([
+                    hours.to_string(),
+                    "hours".to_string(),
+                    m.to_string(),
+                    "minutes".to_string(),
+                ]);
+                i = end;
+            }
+            // Hours alone ("3 hours", "an hour") stay as written.
+            None => {
+                out.push(tokens[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Rates in one form: `each week`, `every week`, `a week`, `weekly` and `per week` all
@@ -1221,6 +1295,38 @@ mod tests {
         assert_eq!(norm("I'm sure you've"), "i am sure you have");
         assert_eq!(norm("David's bike"), "david bike");
         assert_eq!(norm("that's right"), "that is right");
+    }
+
+    #[test]
+    fn lengths_of_time_in_hours_and_minutes_fold_to_one_form() {
+        assert_eq!(norm("seven and a half hours"), "7.5 hours");
+        assert_eq!(norm("7 hours 30 minutes"), "7.5 hours");
+        assert_eq!(norm("Seven hours and thirty minutes."), "7.5 hours");
+        assert_eq!(
+            norm("about 7 hrs and 30 mins of sleep"),
+            "about 7.5 hours of sleep"
+        );
+        assert_eq!(norm("an hour and a half"), "1.5 hours");
+        assert_eq!(norm("8 hours and a half"), "8.5 hours");
+        assert_eq!(norm("6 hours 45 minutes"), "6.75 hours");
+        assert_eq!(norm("2 hours 0 minutes"), "2 hours");
+        assert_eq!(norm("seven hours and ten minutes"), "7 hours 10 minutes");
+        assert_eq!(norm("7 hrs 10 min"), "7 hours 10 minutes");
+        // Nothing else changes: plain hours, minutes alone.
+        assert_eq!(norm("3 hours a week"), "3 hours per week");
+        assert_eq!(norm("40 minutes each way"), "40 minutes each way");
+        assert_eq!(
+            norm("the 5 hour flight and 90 minutes"),
+            "the 5 hour flight and 90 minutes"
+        );
+        assert!(found(
+            "I sleep 7 hours 30 minutes most nights",
+            "seven and a half hours"
+        ));
+        assert!(!found(
+            "I sleep 7 hours most nights",
+            "seven and a half hours"
+        ));
     }
 
     #[test]
