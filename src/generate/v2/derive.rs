@@ -243,7 +243,8 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
             2 * u32::from(by_marriage) + u32::from(!female)
         }
     };
-    if number == 0 || (t.unit == Unit::Month && number < 2) {
+    // Zero is no count, span or amount (a kinship term's index may be zero).
+    if (number == 0 && t.unit != Unit::Kin) || (t.unit == Unit::Month && number < 2) {
         return None;
     }
     let vars = found
@@ -560,6 +561,39 @@ mod tests {
                 "{value:?} not found in {answer:?}"
             );
         }
+    }
+
+    /// A sister of the user is the aunt of the user's child: the rule gives the term
+    /// (index 0), even where the generator then leaves it out because its own texts
+    /// say "aunt" elsewhere.
+    #[test]
+    fn a_sister_is_the_aunt_of_a_child() {
+        let rule = templates()
+            .iter()
+            .find(|t| t.key == "sibling_to_child")
+            .expect("the sibling-to-child rule");
+        let mut found = 0;
+        for seed in 0..400 {
+            let mut rng = Rng::new(seed);
+            let p = GenProfile::atomic(&mut rng, start());
+            if p.persona.sibling_word != "sister" || p.find("sibling").is_none() {
+                continue;
+            }
+            if p.find("child").is_none() {
+                continue;
+            }
+            let d = apply(&p, rule).expect("a sister and a child give a kinship term");
+            assert_eq!(derived_value(Unit::Kin, d.number), "aunt");
+            found += 1;
+        }
+        assert!(
+            found > 0,
+            "no profile with a sister and a child in 400 seeds"
+        );
+        assert!(
+            in_fixed_text("aunt"),
+            "the generator's texts no longer say \"aunt\""
+        );
     }
 
     #[test]
