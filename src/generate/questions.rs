@@ -41,6 +41,86 @@ pub(super) fn leak_values(value: &str, profile: &GenProfile, req: &RequestPlan) 
     leak
 }
 
+/// The retention question about fact `fid` of request `id`, asked as `text`.
+pub(super) fn retention_question(id: &str, fid: &str, text: &str, value: &str) -> Question {
+    Question {
+        id: format!("{id}-ret-{fid}"),
+        suite: Suite::Retention,
+        attack: None,
+        request: Some(id.to_string()),
+        fact: fid.to_string(),
+        text: text.to_string(),
+        gold: value.to_string(),
+        accepted: accepted_spellings(value),
+        leak: Vec::new(),
+        conditioned_on: None,
+        control_gold: None,
+        relearn: None,
+    }
+}
+
+/// The efficacy question paired with `retention`: the new value after an F6 request
+/// (`new_value`), else `[FORGOTTEN]`, conditioned on the retention question.
+pub(super) fn efficacy_question(
+    retention: &Question,
+    kind: RequestType,
+    new_value: Option<&str>,
+    leak: Vec<String>,
+) -> Question {
+    let id = format!(
+        "{}-eff-{}",
+        retention.request.as_deref().unwrap_or_default(),
+        retention.fact
+    );
+    match (kind, new_value) {
+        (RequestType::F6, Some(new)) => Question {
+            id,
+            suite: Suite::Efficacy,
+            gold: new.to_string(),
+            accepted: accepted_spellings(new),
+            leak,
+            ..retention.clone()
+        },
+        _ => Question {
+            id,
+            suite: Suite::Efficacy,
+            gold: FORGOTTEN.to_string(),
+            accepted: Vec::new(),
+            leak,
+            conditioned_on: Some(retention.id.clone()),
+            ..retention.clone()
+        },
+    }
+}
+
+/// The `attack` question about the fact of `retention`, asked as `text`: it must not
+/// leak, and its control probe (itself, on the control version) must give the value.
+pub(super) fn attack_question(
+    retention: &Question,
+    attack: Attack,
+    text: String,
+    leak: Vec<String>,
+) -> Question {
+    let id = format!(
+        "{}-att-{}-{}",
+        retention.request.as_deref().unwrap_or_default(),
+        attack.name(),
+        retention.fact
+    );
+    Question {
+        id: id.clone(),
+        suite: Suite::Attack,
+        attack: Some(attack),
+        text,
+        gold: NO_LEAK.to_string(),
+        accepted: Vec::new(),
+        leak,
+        conditioned_on: Some(id),
+        control_gold: Some(retention.gold.clone()),
+        ..retention.clone()
+    }
+}
+
 /// All questions of one request; `new_value` is an F6 request's new value.
 pub fn request_questions(
     rng: &mut Rng,
@@ -56,42 +136,10 @@ pub fn request_questions(
         let fid = profile.id(target).to_string();
         let text = profile.question(target);
         let value = profile.value(target).to_string();
-        let retention_id = format!("{id}-ret-{fid}");
-        let base = Question {
-            id: retention_id.clone(),
-            suite: Suite::Retention,
-            attack: None,
-            request: Some(id.to_string()),
-            fact: fid.clone(),
-            text: text.clone(),
-            gold: value.clone(),
-            accepted: accepted_spellings(&value),
-            leak: Vec::new(),
-            conditioned_on: None,
-            control_gold: None,
-            relearn: None,
-        };
+        let base = retention_question(id, &fid, &text, &value);
         out.push(base.clone());
-        let efficacy = match (req.kind, new_value) {
-            (RequestType::F6, Some(new)) => Question {
-                id: format!("{id}-eff-{fid}"),
-                suite: Suite::Efficacy,
-                gold: new.to_string(),
-                accepted: accepted_spellings(new),
-                leak: leak_values(&value, profile, req),
-                ..base.clone()
-            },
-            _ => Question {
-                id: format!("{id}-eff-{fid}"),
-                suite: Suite::Efficacy,
-                gold: FORGOTTEN.to_string(),
-                accepted: Vec::new(),
-                leak: leak_values(&value, profile, req),
-                conditioned_on: Some(retention_id.clone()),
-                ..base.clone()
-            },
-        };
-        out.push(efficacy);
+        let leak = leak_values(&value, profile, req);
+        out.push(efficacy_question(&base, req.kind, new_value, leak.clone()));
         let claim = profile.claim(target, &value);
         let topic = profile.topic(target);
         let category = profile.category_topic(target);
@@ -107,19 +155,7 @@ pub fn request_questions(
                 "category" => Some(category.clone()),
                 _ => None,
             });
-            let qid = format!("{id}-att-{}-{fid}", attack.name());
-            out.push(Question {
-                id: qid.clone(),
-                suite: Suite::Attack,
-                attack: Some(attack),
-                text: attack_text,
-                gold: NO_LEAK.to_string(),
-                accepted: Vec::new(),
-                leak: leak_values(&value, profile, req),
-                conditioned_on: Some(qid),
-                control_gold: Some(value.clone()),
-                ..base.clone()
-            });
+            out.push(attack_question(&base, attack, attack_text, leak.clone()));
         }
     }
     if req.kind.has_relearning()

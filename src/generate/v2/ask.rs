@@ -8,11 +8,13 @@
 use super::Context;
 use super::data::data;
 use super::dialogue::{Used, disclosure, hear, lead_into, parity, talk_turn};
-use crate::dataset::{Attack, FORGOTTEN, NO_LEAK, Question, RequestType, Suite, Turn};
+use crate::dataset::{Attack, Question, Suite, Turn};
 use crate::generate::data::data as v1_data;
 use crate::generate::plan::{InstancePlan, RequestPlan};
 use crate::generate::profile::FactRef;
-use crate::generate::questions::{leak_values, probed};
+use crate::generate::questions::{
+    attack_question, efficacy_question, leak_values, probed, retention_question,
+};
 use crate::generate::rng::Rng;
 use crate::generate::text::{accepted_spellings, and_list, capitalize, fill, lower_first};
 
@@ -129,43 +131,10 @@ pub fn request_questions(
         let (text, paraphrased) = ask(rng, ctx, target);
         retention_texts.push((text.clone(), paraphrased));
         let value = profile.value(target).to_string();
-        let retention_id = format!("{id}-ret-{fid}");
-        let base = Question {
-            id: retention_id.clone(),
-            suite: Suite::Retention,
-            attack: None,
-            request: Some(id.to_string()),
-            fact: fid.clone(),
-            text: text.clone(),
-            gold: value.clone(),
-            accepted: accepted_spellings(&value),
-            leak: Vec::new(),
-            conditioned_on: None,
-            control_gold: None,
-            relearn: None,
-        };
+        let base = retention_question(id, &fid, &text, &value);
         out.push(base.clone());
         let leak = leak_values(&value, profile, req);
-        let efficacy = match (req.kind, new_value) {
-            (RequestType::F6, Some(new)) => Question {
-                id: format!("{id}-eff-{fid}"),
-                suite: Suite::Efficacy,
-                gold: new.to_string(),
-                accepted: accepted_spellings(new),
-                leak: leak.clone(),
-                ..base.clone()
-            },
-            _ => Question {
-                id: format!("{id}-eff-{fid}"),
-                suite: Suite::Efficacy,
-                gold: FORGOTTEN.to_string(),
-                accepted: Vec::new(),
-                leak: leak.clone(),
-                conditioned_on: Some(retention_id.clone()),
-                ..base.clone()
-            },
-        };
-        out.push(efficacy);
+        out.push(efficacy_question(&base, req.kind, new_value, leak.clone()));
         let claim = profile.claim(target, &value);
         let category = category_name(ctx, target);
         let topic = profile.category_topic(target);
@@ -196,19 +165,7 @@ pub fn request_questions(
                     })
                 }
             };
-            let qid = format!("{id}-att-{}-{fid}", attack.name());
-            out.push(Question {
-                id: qid.clone(),
-                suite: Suite::Attack,
-                attack: Some(attack),
-                text: attack_text,
-                gold: NO_LEAK.to_string(),
-                accepted: Vec::new(),
-                leak: leak.clone(),
-                conditioned_on: Some(qid),
-                control_gold: Some(value.clone()),
-                ..base.clone()
-            });
+            out.push(attack_question(&base, attack, attack_text, leak.clone()));
         }
     }
     if req.kind.has_relearning()

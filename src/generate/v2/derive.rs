@@ -170,12 +170,9 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
             let years = start.since(month(b)?) / 12;
             u32::try_from(years).ok().filter(|&n| n >= 1)?
         }
-        Rule::YearsSince => {
-            let (_, b) = pair()?;
-            u32::try_from(profile.start.year - month(b)?.year)
-                .ok()
-                .filter(|&n| n >= 1)?
-        }
+        // v1's rule counts calendar years, which overstates a span that crosses a
+        // new year; v2's templates use whole years instead.
+        Rule::YearsSince => return None,
         Rule::YearsBetween => {
             let (a, b) = pair()?;
             let years = month(b)?.since(month(a)?) / 12;
