@@ -579,8 +579,22 @@ impl Harness {
             };
             let path = settings.report_dir.join(journal::JOURNAL);
             let (journal, completed) = if settings.resume && path.is_file() {
-                let (journal, completed) =
-                    Journal::resume(&path, &config).map_err(|e| e.to_string())?;
+                let selections: Vec<(&Instance, Selection)> = dataset
+                    .instances
+                    .iter()
+                    .filter_map(|i| {
+                        selected
+                            .get(&i.id)
+                            .map(|reqs| (i, Selection::Requests(reqs.clone())))
+                    })
+                    .collect();
+                let expected = Runner::expected_passes(selections.iter().map(|(i, s)| (*i, s)));
+                let resumed =
+                    Journal::resume(&path, &config, &expected).map_err(|e| e.to_string())?;
+                for why in &resumed.rejected {
+                    eprintln!("bemula: {}: {why}", path.display());
+                }
+                let (journal, completed) = (resumed.journal, resumed.completed);
                 eprintln!(
                     "bemula: resuming run {}: {} passes already done",
                     journal.run_id(),

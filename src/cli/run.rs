@@ -320,7 +320,13 @@ async fn run_async(args: Args) -> CliResult {
         };
         let journal_path = dir.join(journal::JOURNAL);
         let (journal, completed) = if args.resume && journal_path.is_file() {
-            let (journal, completed) = Journal::resume(&journal_path, &journal_config)?;
+            let all = crate::run::Selection::All;
+            let expected = Runner::expected_passes(instances.iter().map(|i| (i, &all)));
+            let resumed = Journal::resume(&journal_path, &journal_config, &expected)?;
+            for why in &resumed.rejected {
+                eprintln!("bemula: {}: {}: {why}", info.name, journal_path.display());
+            }
+            let (journal, completed) = (resumed.journal, resumed.completed);
             eprintln!(
                 "bemula: {}: resuming run {}: {} of {} passes already done",
                 info.name,

@@ -78,7 +78,7 @@ pub fn records_checksum(records: &[Record]) -> String {
     hex(&Sha256::digest(encode_records(records)))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -274,37 +274,69 @@ impl Runner {
     }
 
     /// Evaluates one instance: both passes, concurrently (they use different
-    /// namespaces and different systems). A pass whose system panics loses its
-    /// answers: every question of that pass is recorded as an error saying so, and the
-    /// other pass and the run go on.
+    /// namespaces and different systems). Each pass is handed to the pass observer the
+    /// moment it completes, whatever its sibling is doing, so a journal never waits
+    /// for the slower pass. A pass whose system panics loses its answers: every
+    /// question of that pass is recorded as an error saying so, and the other pass and
+    /// the run go on.
     pub async fn run_instance(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
         let shared = Arc::new(instance.clone());
-        let done = |version: Version| self.completed.get(&(instance.id.clone(), version)).cloned();
         let pass = |version: Version| {
             let (runner, instance, selection) = (self.clone(), shared.clone(), selection.clone());
-            let done = done(version);
+            let done = self.completed.get(&(instance.id.clone(), version)).cloned();
             tokio::spawn(async move {
-                match done {
-                    Some(records) => records,
-                    None => runner.run_pass(&instance, version, &selection).await,
+                if let Some(records) = done {
+                    return records;
                 }
+                let inner = {
+                    let (runner, instance, selection) =
+                        (runner.clone(), instance.clone(), selection.clone());
+                    tokio::spawn(
+                        async move { runner.run_pass(&instance, version, &selection).await },
+                    )
+                };
+                let records = runner.pass_or_errors(&instance, version, &selection, inner.await);
+                if let Some(observer) = &runner.on_pass {
+                    observer(&PassDone {
+                        instance: &instance.id,
+                        version,
+                        records: &records,
+                    });
+                }
+                records
             })
         };
         let (control, forget) = tokio::join!(pass(Version::Control), pass(Version::Forget));
         let mut records = Vec::new();
-        for (version, joined) in [(Version::Control, control), (Version::Forget, forget)] {
-            let pass_records = self.pass_or_errors(instance, version, selection, joined);
-            if let Some(observer) = self.on_pass.as_ref().filter(|_| done(version).is_none()) {
-                observer(&PassDone {
-                    instance: &instance.id,
-                    version,
-                    records: &pass_records,
-                });
+        for joined in [control, forget] {
+            match joined {
+                Ok(pass_records) => records.extend(pass_records),
+                // The outer task only awaits the pass and calls the observer: a panic
+                // here is the observer's (a bug of the caller), not the system's.
+                Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                Err(err) => panic!("a pass task was cancelled: {err}"),
             }
-            records.extend(pass_records);
         }
         self.progress.instance_done(&instance.id);
         records
+    }
+
+    /// The question ids each pass asks, in order, for each instance with its
+    /// selection: what a journaled pass must hold to be taken as done on resume.
+    pub fn expected_passes<'a>(
+        items: impl IntoIterator<Item = (&'a Instance, &'a Selection)>,
+    ) -> crate::report::journal::ExpectedPasses {
+        let mut out = crate::report::journal::ExpectedPasses::new();
+        for (instance, selection) in items {
+            for version in [Version::Control, Version::Forget] {
+                let ids = Self::questions_for(instance, version, selection)
+                    .into_iter()
+                    .map(|q| q.id.clone())
+                    .collect();
+                out.insert((instance.id.clone(), version), ids);
+            }
+        }
+        out
     }
 
     fn pass_or_errors(

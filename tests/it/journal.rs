@@ -17,7 +17,7 @@ fn text(out: &Output) -> String {
 
 use crate::small_data;
 
-fn slow_adapter(count: &Path) -> String {
+pub(crate) fn slow_adapter(count: &Path) -> String {
     format!(
         "cmd:env COUNT_FILE={} SLOW_QUERY=0.01 python3 {}/tests/fixtures/adapters/slow_counting.py",
         count.display(),
@@ -25,7 +25,7 @@ fn slow_adapter(count: &Path) -> String {
     )
 }
 
-fn run_args(data: &Path, system: &str, out: &Path) -> Vec<String> {
+pub(crate) fn run_args(data: &Path, system: &str, out: &Path) -> Vec<String> {
     vec![
         "run".into(),
         "--data".into(),
@@ -42,7 +42,7 @@ fn run_args(data: &Path, system: &str, out: &Path) -> Vec<String> {
 }
 
 /// The passes a journal holds, as namespaces `<instance>/<version>`.
-fn journaled(journal: &Path) -> BTreeSet<String> {
+pub(crate) fn journaled(journal: &Path) -> BTreeSet<String> {
     let text = std::fs::read_to_string(journal).unwrap_or_default();
     let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
     complete
@@ -59,7 +59,7 @@ fn journaled(journal: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-fn summary(dir: &Path) -> serde_json::Value {
+pub(crate) fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
 
