@@ -75,6 +75,71 @@ pub enum DataError {
     /// The data parsed but breaks an invariant of the format.
     #[error("{0}")]
     Invalid(validate::Problems),
+    /// A file is larger than the limit on instance files, or the limit is misspelt.
+    #[error("{path}: {message}")]
+    TooLarge {
+        /// The file (or the variable, when its value is not a size).
+        path: PathBuf,
+        /// What is wrong, with the limit and how to raise it.
+        message: String,
+    },
+}
+
+/// The largest instance file read by default: 64 MiB, about 40 times the longest
+/// instance of the full set. `BEMULA_MAX_FILE_MIB` raises it.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The variable that sets the largest instance file read, in MiB.
+pub const MAX_FILE_VAR: &str = "BEMULA_MAX_FILE_MIB";
+
+/// The largest instance file read: [`MAX_FILE_VAR`] in MiB, or
+/// [`DEFAULT_MAX_FILE_BYTES`]. A value that is not a positive whole number is an error.
+pub fn max_file_bytes() -> Result<u64, DataError> {
+    match std::env::var(MAX_FILE_VAR) {
+        Err(_) => Ok(DEFAULT_MAX_FILE_BYTES),
+        Ok(value) => value
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&mib| mib > 0)
+            .and_then(|mib| mib.checked_mul(1 << 20))
+            .ok_or_else(|| DataError::TooLarge {
+                path: PathBuf::from(MAX_FILE_VAR),
+                message: format!(
+                    "{value:?} is not a size in MiB (a positive whole number, e.g. {MAX_FILE_VAR}=256)"
+                ),
+            }),
+    }
+}
+
+/// Reads one instance file, refusing (before reading it) a file larger than `limit`
+/// bytes, so a hostile or mistaken file cannot take the machine's memory.
+pub fn read_instance_file(path: &Path, limit: u64) -> Result<Vec<u8>, DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let too_large = |len: u64| DataError::TooLarge {
+        path: path.to_path_buf(),
+        message: format!(
+            "the file is {:.1} MiB, above the limit of {} MiB on instance files (set {MAX_FILE_VAR} to raise it)",
+            len as f64 / (1u64 << 20) as f64,
+            limit >> 20
+        ),
+    };
+    if len > limit {
+        return Err(too_large(len));
+    }
+    // The file may grow while it is read: read at most one byte past the limit.
+    let mut bytes = Vec::with_capacity(len as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit + 1), &mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 impl Dataset {
@@ -86,12 +151,10 @@ impl Dataset {
     /// [`validate::validate`]; `load` runs it and fails on any problem.
     pub fn load(path: &Path) -> Result<Dataset, DataError> {
         let files = instance_files(path)?;
+        let limit = max_file_bytes()?;
         let mut named = Vec::with_capacity(files.len());
         for file in &files {
-            let bytes = std::fs::read(file).map_err(|source| DataError::Io {
-                path: file.clone(),
-                source,
-            })?;
+            let bytes = read_instance_file(file, limit)?;
             let instance = parse_instance(file, &bytes)?;
             named.push((file.clone(), bytes, instance));
         }
@@ -201,12 +264,16 @@ impl Dataset {
 }
 
 /// What an instance id may hold, as said in error messages.
-pub const ID_RULE: &str = "ids may hold only ASCII letters, digits, '_', '-' and '.'";
+pub const ID_RULE: &str =
+    "ids may hold only ASCII letters, digits, '_', '-' and '.', and not only dots";
 
-/// Whether `id` is a valid instance id: not empty, and only ASCII letters, digits,
-/// `_`, `-` and `.` (no path separator), so `<id>.json` is a plain file name.
+/// Whether `id` is a valid instance id: not empty, only ASCII letters, digits, `_`,
+/// `-` and `.` (no path separator), and not only dots (`.` and `..` name directories),
+/// so `<id>.json` is a plain file name and a namespace `<id>/<version>` never climbs
+/// out of a directory an adapter keeps it in.
 pub fn is_valid_instance_id(id: &str) -> bool {
     !id.is_empty()
+        && !id.chars().all(|c| c == '.')
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -271,8 +338,18 @@ pub fn instance_files(path: &Path) -> Result<Vec<PathBuf>, DataError> {
         let p = entry.path();
         let is_json = p.extension().is_some_and(|e| e == "json");
         let is_manifest = p.file_name().is_some_and(|n| n == MANIFEST);
-        if is_json && !is_manifest && p.is_file() {
+        if !is_json || is_manifest {
+            continue;
+        }
+        if p.is_file() {
             files.push(p);
+        } else {
+            let what = match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_symlink() => "a symbolic link to no file",
+                Ok(m) if m.is_dir() => "a directory",
+                _ => "not a regular file",
+            };
+            eprintln!("bemula: warning: {}: skipped: {what}", p.display());
         }
     }
     files.sort();
@@ -414,10 +491,21 @@ mod tests {
 
     #[test]
     fn instance_ids_are_plain_file_names() {
-        for good in ["short_001", "a.b-c_d", "..", "x"] {
+        for good in ["short_001", "a.b-c_d", "..a", "x", "v1.2"] {
             assert!(is_valid_instance_id(good), "{good}");
         }
-        for bad in ["", "../victim", "/etc/passwd", "a/b", "a\\b", "a b", "é"] {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "...",
+            "../victim",
+            "/etc/passwd",
+            "a/b",
+            "a\\b",
+            "a b",
+            "é",
+        ] {
             assert!(!is_valid_instance_id(bad), "{bad}");
         }
     }

@@ -197,15 +197,12 @@ pub fn check_path(path: &Path) -> Result<Checked, DataError> {
         ..Checked::default()
     };
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
+    let limit = super::max_file_bytes()?;
     for file in files {
-        let bytes = match std::fs::read(&file) {
+        let bytes = match super::read_instance_file(&file, limit) {
             Ok(bytes) => bytes,
             Err(err) => {
-                checked.problems.0.push(Problem {
-                    file,
-                    json_path: ".".into(),
-                    reason: format!("cannot read: {err}"),
-                });
+                checked.problems.0.push(parse_problem(err));
                 continue;
             }
         };
@@ -271,6 +268,11 @@ pub fn parse_problem(err: DataError) -> Problem {
             file: dir,
             json_path: ".".into(),
             reason: format!("no instance files (*.json other than {})", super::MANIFEST),
+        },
+        DataError::TooLarge { path, message } => Problem {
+            file: path,
+            json_path: ".".into(),
+            reason: message,
         },
         DataError::Invalid(problems) => Problem {
             file: PathBuf::new(),
@@ -354,6 +356,16 @@ impl<'a> Checker<'a> {
         }
         if inst.id.is_empty() {
             self.report(".id", "the instance id is empty");
+        } else if inst.id.chars().all(|c| c == '.') {
+            self.report(
+                ".id",
+                format!(
+                    "instance id {:?} names a directory, not an instance; {} (they name files, \
+                     test cases and namespaces)",
+                    inst.id,
+                    super::ID_RULE
+                ),
+            );
         } else if let Some(c) = inst
             .id
             .chars()

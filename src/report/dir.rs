@@ -116,14 +116,16 @@ pub fn check_writable(dir: &Path) -> Result<(), ReportError> {
         message: format!("cannot create the report directory: {e}"),
     })?;
     let probe = dir.join(format!(".bemula-write-test-{}", std::process::id()));
-    std::fs::File::create(&probe)
-        .and_then(|mut f| f.write_all(b"ok"))
-        .map_err(|e| ReportError {
-            path: dir.to_path_buf(),
-            message: format!("the report directory is not writable: {e}"),
-        })?;
+    let written = std::fs::File::create(&probe).and_then(|mut f| {
+        f.write_all(b"ok")?;
+        f.sync_data()
+    });
+    // The probe goes whether or not it could be written (a full disk creates it empty).
     let _ = std::fs::remove_file(&probe);
-    Ok(())
+    written.map_err(|e| ReportError {
+        path: dir.to_path_buf(),
+        message: format!("the report directory is not writable: {e}"),
+    })
 }
 
 /// A new run id: the time in milliseconds since the Unix epoch and the process id,
@@ -210,18 +212,27 @@ impl DirLock {
             {
                 Ok(mut file) => {
                     let holder = serde_json::to_vec(&LockHolder::me()).unwrap_or_default();
-                    file.write_all(&holder)?;
-                    file.sync_all()?;
+                    if let Err(err) = file.write_all(&holder).and_then(|()| file.sync_all()) {
+                        // A lock without its holder would stop every later run.
+                        drop(file);
+                        let _ = std::fs::remove_file(path);
+                        return Err(err);
+                    }
                     return Ok(LockState::Acquired(DirLock {
                         path: path.to_path_buf(),
                     }));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder: Option<LockHolder> = std::fs::read(path)
-                        .ok()
-                        .and_then(|b| serde_json::from_slice(&b).ok());
+                    let bytes = std::fs::read(path).unwrap_or_default();
+                    let holder: Option<LockHolder> = serde_json::from_slice(&bytes).ok();
                     match holder {
                         Some(h) if h.is_dead() => {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        // A holder writes itself within moments of creating the file: a
+                        // lock that names no holder after that was left by a process
+                        // that died in between (or ran out of disk).
+                        None if is_older_than(path, HOLDERLESS_GRACE) => {
                             let _ = std::fs::remove_file(path);
                         }
                         other => return Ok(LockState::Held(other)),
@@ -256,6 +267,18 @@ impl DirLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// How long a lock file may name no holder before it is taken for abandoned.
+const HOLDERLESS_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether the file at `path` was last changed longer than `age` ago.
+fn is_older_than(path: &Path, age: std::time::Duration) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|elapsed| elapsed > age)
 }
 
 impl Drop for DirLock {
@@ -298,6 +321,35 @@ mod tests {
                 LockState::Acquired(_)
             ));
         }
+    }
+
+    #[test]
+    fn an_empty_lock_file_is_taken_over_once_it_is_old_but_not_while_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.lock");
+        std::fs::write(&path, b"").unwrap();
+        assert!(
+            matches!(DirLock::try_acquire(&path).unwrap(), LockState::Held(None)),
+            "a lock being written may be empty for a moment"
+        );
+        let old = std::time::SystemTime::now() - 2 * HOLDERLESS_GRACE;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert!(matches!(
+            DirLock::try_acquire(&path).unwrap(),
+            LockState::Acquired(_)
+        ));
+    }
+
+    #[test]
+    fn the_write_probe_is_removed_even_when_it_cannot_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable(dir.path()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -218,3 +218,297 @@ fn a_cut_or_garbled_line_in_the_middle_of_a_journal_costs_only_its_pass() {
     assert_eq!(resets(&calls), vec![lost]);
     assert_same_reports(&whole, &edited);
 }
+
+/// A tmpfs of `size` mounted on a new directory, unmounted when dropped; `None` (the
+/// test then says it was skipped) where this process may not mount one.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Fills the file system: a file written until the disk is full.
+    fn fill(&self) -> PathBuf {
+        use std::io::Write;
+        let path = self.path().join("filler");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let chunk = vec![b'x'; 4096];
+        while file.write_all(&chunk).is_ok() {}
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+#[test]
+fn a_full_disk_at_the_start_leaves_no_probe_or_lock_behind() {
+    let Some(disk) = Tmpfs::mount("1m") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 1);
+    let out = disk.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    disk.fill();
+    let run = bemula()
+        .args(run_args(&data, "null", &out))
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let text = crate::output_text(&run);
+    assert!(text.contains("No space left on device"), "{text}");
+    let left: Vec<String> = walk(&out)
+        .into_iter()
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() == 0))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(left.is_empty(), "empty files left behind: {left:?}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_full_disk_during_a_run_costs_only_the_passes_it_could_not_journal() {
+    let Some(disk) = Tmpfs::mount("16m") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 4);
+    let log = tmp.path().join("calls.log");
+    let system = slow_adapter(&log).replacen("SLOW_QUERY=0.01", "SLOW_QUERY=0.03", 1);
+    let mut args = run_args(&data, &system, &disk.path().join("out"));
+    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+    args[jobs + 1] = "1".into();
+    let mut child = bemula()
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stderr read on a thread, line by line.
+    let (tx, warnings) = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let wait_for = |what: &str, until: &mut dyn FnMut() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !until() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let out = disk.path().join("out");
+    let journal = || {
+        std::fs::read_dir(&out)
+            .ok()
+            .and_then(|mut e| e.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir())))
+            .map(|d| d.join("journal.jsonl"))
+    };
+    let lines = |path: &Option<PathBuf>| {
+        path.as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .map_or(0, |t| t.lines().count())
+    };
+    wait_for("the first journaled pass", &mut || lines(&journal()) >= 2);
+    // The disk fills up: the next append fails midway.
+    let filler = disk.fill();
+    wait_for("the journal's warning", &mut || {
+        warnings
+            .try_iter()
+            .any(|l| l.contains("the run journal cannot be written"))
+    });
+    let journaled_while_full = lines(&journal());
+    // Room again: the following passes are journaled on clean lines.
+    std::fs::remove_file(&filler).unwrap();
+    wait_for("a pass journaled after the full disk", &mut || {
+        lines(&journal()) > journaled_while_full
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(journal().unwrap()).unwrap();
+    let torn = text
+        .lines()
+        .filter(|l| serde_json::from_str::<serde_json::Value>(l).is_err());
+    assert_eq!(torn.count(), 0, "no torn line in the journal");
+    // Resumed on another disk (the same spec), it ends as an uninterrupted run.
+    let resumed_out = tmp.path().join("out");
+    std::fs::create_dir_all(&resumed_out).unwrap();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&out)
+        .arg(tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    drop(disk);
+    let mut resume = args.clone();
+    let o = resume.iter().position(|a| a == "--out").unwrap();
+    resume[o + 1] = resumed_out.display().to_string();
+    resume.push("--resume".into());
+    let resumed = bemula().args(&resume).output().unwrap();
+    assert!(resumed.status.success(), "{}", crate::output_text(&resumed));
+    let whole = tmp.path().join("whole");
+    let run = bemula()
+        .args(run_args(&data, &system, &whole))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", crate::output_text(&run));
+    assert_same_reports(&system_dir(&whole), &system_dir(&resumed_out));
+}
+
+#[test]
+fn an_instance_id_of_dots_is_refused_before_it_becomes_a_namespace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 1);
+    let file = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap() != "manifest.json")
+        .unwrap();
+    let mut instance: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    for id in ["..", "."] {
+        instance["id"] = id.into();
+        std::fs::write(&file, serde_json::to_vec(&instance).unwrap()).unwrap();
+        let validate = bemula().arg("validate").arg(&data).output().unwrap();
+        let text = crate::output_text(&validate);
+        assert!(!validate.status.success(), "{text}");
+        assert!(
+            text.contains(&format!("instance id \"{id}\" names a directory")),
+            "{text}"
+        );
+        let log = tmp.path().join("calls.log");
+        let run = bemula()
+            .args(run_args(
+                &data,
+                &slow_adapter(&log),
+                &tmp.path().join("out"),
+            ))
+            .output()
+            .unwrap();
+        assert!(!run.status.success());
+        assert!(
+            !std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .contains("../"),
+            "no namespace climbs out of a directory"
+        );
+    }
+}
+
+#[test]
+fn an_instance_file_above_the_size_limit_is_refused_before_it_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 1);
+    // A file of 3 MiB: pretty JSON with a long run of spaces before its last brace.
+    let file = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap() != "manifest.json")
+        .unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let end = bytes.iter().rposition(|&b| b == b'}').unwrap();
+    bytes.splice(end..end, std::iter::repeat_n(b' ', 3 << 20));
+    std::fs::write(&file, &bytes).unwrap();
+    for command in ["run", "validate"] {
+        let mut cmd = bemula();
+        cmd.env("BEMULA_MAX_FILE_MIB", "2");
+        if command == "run" {
+            cmd.args(run_args(&data, "null", &tmp.path().join("out")));
+        } else {
+            cmd.arg("validate").arg(&data);
+        }
+        let out = cmd.output().unwrap();
+        let text = crate::output_text(&out);
+        assert!(!out.status.success(), "{command}: {text}");
+        assert!(
+            text.contains(&file.display().to_string())
+                && text.contains("above the limit of 2 MiB")
+                && text.contains("BEMULA_MAX_FILE_MIB"),
+            "{command}: {text}"
+        );
+    }
+    // Raised, the same file is read.
+    let out = bemula()
+        .env("BEMULA_MAX_FILE_MIB", "4")
+        .arg("validate")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", crate::output_text(&out));
+    // A misspelt limit is an error naming the variable, never a silent default.
+    let out = bemula()
+        .env("BEMULA_MAX_FILE_MIB", "4MB")
+        .arg("validate")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let text = crate::output_text(&out);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("BEMULA_MAX_FILE_MIB: \"4MB\" is not a size in MiB"),
+        "{text}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn entries_of_the_data_directory_that_are_not_files_are_named_when_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 1);
+    std::os::unix::fs::symlink(tmp.path().join("gone.json"), data.join("dangling.json")).unwrap();
+    std::fs::create_dir(data.join("folder.json")).unwrap();
+    let out = bemula().arg("validate").arg(&data).output().unwrap();
+    let text = crate::output_text(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("dangling.json: skipped: a symbolic link to no file"),
+        "{text}"
+    );
+    assert!(text.contains("folder.json: skipped: a directory"), "{text}");
+}
