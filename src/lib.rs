@@ -90,6 +90,7 @@ pub mod llm;
 pub mod metrics;
 pub mod oracle;
 pub mod record;
+pub mod redact;
 pub mod report;
 pub mod retry;
 pub mod run;

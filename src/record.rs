@@ -62,4 +62,16 @@ impl Record {
     pub fn is_scored(&self) -> bool {
         self.version == self.suite.scored_on()
     }
+
+    /// Replaces every secret in the texts that came from outside (the answer, the
+    /// error, the reason) by `[redacted]` (see [`crate::redact`]).
+    pub fn redact(&mut self) {
+        if let Some(answer) = &mut self.answer {
+            crate::redact::redact_in_place(answer);
+        }
+        if let Some(error) = &mut self.error {
+            crate::redact::redact_in_place(error);
+        }
+        crate::redact::redact_in_place(&mut self.reason);
+    }
 }

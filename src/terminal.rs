@@ -1,7 +1,7 @@
 //! Text from outside bemula (adapter names, answers, error messages, stderr tails)
 //! made safe to print: control characters and escape sequences are shown as escapes,
 //! so such text can neither move the cursor, set the terminal title nor print a row of
-//! its own into a table.
+//! its own into a table; and free of secrets ([`crate::redact`]).
 
 use std::borrow::Cow;
 
@@ -23,6 +23,13 @@ fn needs_escape(c: char, keep_newlines: bool) -> bool {
 }
 
 fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
+    match crate::redact::redact(text) {
+        Cow::Borrowed(_) => escape_controls(text, keep_newlines),
+        Cow::Owned(clean) => Cow::Owned(escape_controls(&clean, keep_newlines).into_owned()),
+    }
+}
+
+fn escape_controls(text: &str, keep_newlines: bool) -> Cow<'_, str> {
     if !text.chars().any(|c| needs_escape(c, keep_newlines)) {
         return Cow::Borrowed(text);
     }

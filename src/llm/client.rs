@@ -152,6 +152,11 @@ impl LlmClient {
         meter: Arc<UsageMeter>,
     ) -> Result<LlmClient, LlmError> {
         validate(&config)?;
+        if let Some(key) = &key {
+            // Whatever its variable is called, the key is redacted from everything
+            // bemula writes (adapters see the same environment and may echo it).
+            crate::redact::register(key.expose());
+        }
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             // A redirect is refused, not followed: the key must go only to the
@@ -371,10 +376,11 @@ impl LlmClient {
     }
 
     fn redact(&self, text: &str) -> String {
-        match &self.shared.key {
+        let text = match &self.shared.key {
             Some(key) => key.redact(text),
             None => text.to_string(),
-        }
+        };
+        crate::redact::redact(&text).into_owned()
     }
 
     fn final_error(&self, outcome: Attempt, attempts: u32) -> LlmError {

@@ -157,53 +157,14 @@ impl ApiKey {
     /// prefix or a suffix of the key left by a cut, or a key a server shows shortened,
     /// never survives. A key shorter than [`REDACT_MIN`] is replaced only whole.
     pub fn redact(&self, text: &str) -> String {
-        redact_key(&self.0, text)
+        crate::redact::Secrets::of_key(&self.0)
+            .redact(text)
+            .into_owned()
     }
 }
 
 /// The shortest part of a key that [`ApiKey::redact`] replaces on its own.
-pub const REDACT_MIN: usize = 8;
-
-fn redact_key(key: &str, text: &str) -> String {
-    let key = key.as_bytes();
-    if key.is_empty() {
-        return text.to_string();
-    }
-    let min = REDACT_MIN.min(key.len());
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if !text.is_char_boundary(i) {
-            i += 1;
-            continue;
-        }
-        // The longest run starting at i that occurs somewhere in the key.
-        let mut longest = 0;
-        for start in 0..key.len() {
-            let run = bytes[i..]
-                .iter()
-                .zip(&key[start..])
-                .take_while(|(a, b)| a == b)
-                .count();
-            longest = longest.max(run);
-        }
-        while longest > 0 && !text.is_char_boundary(i + longest) {
-            longest -= 1;
-        }
-        if longest >= min {
-            out.push_str(&text[copied..i]);
-            out.push_str("[redacted]");
-            i += longest;
-            copied = i;
-        } else {
-            i += 1;
-        }
-    }
-    out.push_str(&text[copied..]);
-    out
-}
+pub const REDACT_MIN: usize = crate::redact::REDACT_MIN;
 
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

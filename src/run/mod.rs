@@ -295,7 +295,11 @@ impl Runner {
                         async move { runner.run_pass(&instance, version, &selection).await },
                     )
                 };
-                let records = runner.pass_or_errors(&instance, version, &selection, inner.await);
+                let mut records =
+                    runner.pass_or_errors(&instance, version, &selection, inner.await);
+                // Everything a pass hands on (to the journal, the reports, the
+                // terminal) is free of secrets.
+                records.iter_mut().for_each(Record::redact);
                 if let Some(observer) = &runner.on_pass {
                     observer(&PassDone {
                         instance: &instance.id,
@@ -632,7 +636,7 @@ impl Runner {
         );
         let (instance, question) = (instance.clone(), question.clone());
         tokio::spawn(async move {
-            let answer = match reply {
+            let mut answer = match reply {
                 Reply::Answer(answer) => answer,
                 Reply::Memories(memories) => {
                     match answerer
@@ -649,6 +653,9 @@ impl Runner {
                     }
                 }
             };
+            // Before it is judged or capped: a secret cut in half by the cap would
+            // no longer be found whole.
+            crate::redact::redact_in_place(&mut answer);
             let item = JudgeItem {
                 suite: question.suite,
                 attack: question.attack,

@@ -512,3 +512,115 @@ fn entries_of_the_data_directory_that_are_not_files_are_named_when_skipped() {
     );
     assert!(text.contains("folder.json: skipped: a directory"), "{text}");
 }
+
+const KEY: &str = "sk-proj-T3stK3y0123456789abcdefXYZ";
+const TOKEN: &str = "tok_9a8b7c6d5e4f3a2b";
+
+/// `text` with every character as a JSON `\uXXXX` escape.
+fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect()
+}
+
+/// Where `text` (from `whence`) still shows a secret: whole, as escapes, or a run of 12
+/// of its characters; JSON strings are also checked as they decode.
+fn leaks(whence: &str, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for secret in [KEY, TOKEN] {
+        let mut forms = vec![secret.to_string(), escaped(secret)];
+        forms.extend(
+            secret
+                .as_bytes()
+                .windows(12)
+                .map(|w| String::from_utf8(w.to_vec()).unwrap()),
+        );
+        if let Some(form) = forms.iter().find(|f| text.contains(f.as_str())) {
+            found.push(format!("{whence}: {form}"));
+        }
+    }
+    found
+}
+
+fn json_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| json_strings(v, out)),
+        serde_json::Value::Object(m) => m.iter().for_each(|(k, v)| {
+            out.push(k.clone());
+            json_strings(v, out)
+        }),
+        _ => {}
+    }
+}
+
+#[test]
+fn secrets_echoed_by_an_adapter_reach_no_report_journal_or_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = small_data(tmp.path(), 2);
+    let out = tmp.path().join("out");
+    let adapter = format!(
+        "cmd:python3 {}/tests/fixtures/adapters/leaky.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut args = run_args(&data, &adapter, &out);
+    // The adapter's errors are the point: the run must go on through them.
+    args.extend(["--max-error-rate".into(), "1".into()]);
+    let run = bemula()
+        .env("OPENAI_API_KEY", KEY)
+        .env("LEAKY_SERVICE_TOKEN", TOKEN)
+        .args(&args)
+        .output()
+        .unwrap();
+    let text = crate::output_text(&run);
+    assert!(run.status.success(), "{text}");
+    let mut found = leaks("the terminal", &text);
+    let files = walk(&out);
+    assert!(
+        files.iter().any(|f| f.ends_with("journal.jsonl"))
+            && files.iter().any(|f| f.ends_with("results.jsonl"))
+            && files.iter().any(|f| f.ends_with("report.html")),
+        "{files:?}"
+    );
+    let mut redacted = 0;
+    for file in &files {
+        let content = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+        let whence = file.display().to_string();
+        found.extend(leaks(&whence, &content));
+        redacted += content.matches("[redacted]").count();
+        let values: Vec<serde_json::Value> = match file.extension().and_then(|e| e.to_str()) {
+            Some("json") => serde_json::from_str(&content).into_iter().collect(),
+            Some("jsonl") => content
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut strings = Vec::new();
+        values.iter().for_each(|v| json_strings(v, &mut strings));
+        for s in strings {
+            found.extend(leaks(&format!("{whence} (decoded)"), &s));
+        }
+    }
+    assert!(found.is_empty(), "secrets left: {found:#?}");
+    // The channels were exercised: answers, memories, errors and stderr all said it.
+    let results = std::fs::read_to_string(system_dir(&out).join("results.jsonl")).unwrap();
+    assert!(
+        results.contains("Your key is [redacted]"),
+        "an answer was redacted"
+    );
+    assert!(
+        results.contains("Incorrect API key provided: [redacted]"),
+        "an error's escaped key was redacted"
+    );
+    let summary = std::fs::read_to_string(system_dir(&out).join("summary.json")).unwrap();
+    assert!(
+        summary.contains("calling upstream with key [redacted] and token [redacted]"),
+        "the stderr tail was redacted"
+    );
+    assert!(
+        summary.contains("\"upstream_token\": \"[redacted]\""),
+        "handshake settings"
+    );
+    assert!(redacted > 10, "{redacted} redactions");
+}

@@ -576,9 +576,14 @@ impl SystemFactory for RemoteFactory {
         };
         settings.insert("transport".into(), transport.into());
         settings.insert("adapter".into(), self.client.spec.clone().into());
+        // What the adapter says of itself is stored in every report and journal.
+        crate::redact::redact_json_map(&mut settings);
         SystemInfo {
-            name: handshake.name.clone(),
-            version: handshake.version.clone(),
+            name: crate::redact::redact(&handshake.name).into_owned(),
+            version: handshake
+                .version
+                .as_deref()
+                .map(|v| crate::redact::redact(v).into_owned()),
             settings,
         }
     }

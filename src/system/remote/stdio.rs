@@ -144,7 +144,7 @@ impl StdioClient {
         let mut bytes = Vec::with_capacity(a.len() + b.len());
         bytes.extend_from_slice(a);
         bytes.extend_from_slice(b);
-        String::from_utf8_lossy(&bytes).into_owned()
+        crate::redact::redact(&String::from_utf8_lossy(&bytes)).into_owned()
     }
 
     /// How many times the process was restarted.
