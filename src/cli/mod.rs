@@ -10,6 +10,7 @@ pub mod report;
 pub mod run;
 pub mod select;
 pub mod serve;
+pub mod signals;
 pub mod stats;
 pub mod test;
 pub mod validate;

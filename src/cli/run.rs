@@ -1,14 +1,14 @@
 //! `bemula run`: the main job. Runs memory systems through the protocol on a dataset,
 //! prints a table like the paper's Table 1 and writes reports per system.
 
-use super::CliResult;
 use super::select::{self, LlmContext};
+use super::{CliResult, signals};
 use crate::dataset::Dataset;
 use crate::generate;
 use crate::metrics::BootstrapConfig;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
-use crate::run::{Progress, RunConfig, Runner};
+use crate::run::{Progress, RunConfig, Runner, Stop};
 use crate::system::builtin;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -160,6 +160,9 @@ pub struct RunMarker {
     pub systems: Vec<(String, String)>,
     /// Whether every system's reports were written.
     pub complete: bool,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// The run marker's file name in `--out`.
@@ -186,7 +189,7 @@ async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
     // Before any work: the output directory must be writable, and ours alone.
     report::check_writable(&args.out)?;
-    let _lock = report::DirLock::report_dir(&args.out)?;
+    let lock = report::DirLock::report_dir(&args.out)?;
     let (dataset, data_seed) = load_dataset(&args)?;
     let expected: std::collections::BTreeSet<String> = request_names(&dataset.instances);
     let instances = match args.shard {
@@ -245,8 +248,11 @@ async fn run_async(args: Args) -> CliResult {
         run_id: run_id.clone(),
         systems,
         complete: false,
+        interrupted: None,
     };
     write_marker(&marker_path, &marker)?;
+    let stop = Arc::new(Stop::default());
+    let interrupt = signals::listen(stop.clone(), &marker, &marker_path, lock.path())?;
     let llm = llm_context(&args);
     let judge = select::judge(&args.judge, &llm).await?;
     let answerer = select::answerer(&args.answerer, &llm).await?;
@@ -347,7 +353,13 @@ async fn run_async(args: Args) -> CliResult {
         let journal_failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let observer = {
             let (journal, failed) = (journal.clone(), journal_failed.clone());
+            let stop = stop.clone();
             Arc::new(move |pass: &crate::run::PassDone<'_>| {
+                // A pass that failed while the run was stopping is left out: it may
+                // have failed because of the stop, and runs again on resume.
+                if stop.is_stopped() && pass.records.iter().any(|r| r.error.is_some()) {
+                    return;
+                }
                 if let Err(err) = journal.append(pass.instance, pass.version, pass.records)
                     && !failed.swap(true, std::sync::atomic::Ordering::Relaxed)
                 {
@@ -365,13 +377,28 @@ async fn run_async(args: Args) -> CliResult {
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config)
             .with_progress(progress.clone())
             .with_completed(completed)
-            .with_pass_observer(observer);
+            .with_pass_observer(observer)
+            .with_stop(stop.clone());
         let t0 = Instant::now();
         #[cfg(feature = "llm")]
         let judge_before = llm.judge_stats();
         let usage_mark = llm.usage_mark();
         let records = runner.run_all(&instances).await;
         progress.finish();
+        if let Some(signal) = interrupt.get() {
+            if let Some(remote) = &selected.remote {
+                remote.shutdown_gracefully().await;
+            }
+            marker.interrupted = Some(signal.name.to_string());
+            write_marker(&marker_path, &marker)?;
+            eprintln!(
+                "bemula: stopped by {}: the passes that completed are journaled in {}; continue the run with\n  {}",
+                signal.name,
+                dir.display(),
+                signals::resume_command()
+            );
+            return Ok(ExitCode::from(signal.status));
+        }
         if let Some(remote) = &selected.remote {
             if let Some(reason) = remote.circuit_open() {
                 eprintln!("bemula: {reason}");
@@ -485,7 +512,10 @@ async fn run_async(args: Args) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_marker(path: &std::path::Path, marker: &RunMarker) -> Result<(), report::ReportError> {
+pub(crate) fn write_marker(
+    path: &std::path::Path,
+    marker: &RunMarker,
+) -> Result<(), report::ReportError> {
     let json = serde_json::to_vec_pretty(marker).unwrap_or_default();
     report::write_file(path, &json)
 }

@@ -128,6 +128,38 @@ pub trait Progress: Send + Sync {
 pub struct Silent;
 impl Progress for Silent {}
 
+/// A request to stop a run early (a signal): no instance starts after it, and the
+/// passes in flight finish. Shared between the one who stops and the runner.
+#[derive(Debug, Default)]
+pub struct Stop {
+    flag: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl Stop {
+    /// Asks the run to stop.
+    pub fn stop(&self) {
+        self.flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether the run was asked to stop.
+    pub fn is_stopped(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits until the run is asked to stop.
+    pub async fn stopped(&self) {
+        let notified = self.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.is_stopped() {
+            return;
+        }
+        notified.await;
+    }
+}
+
 /// One completed pass: an instance's questions on one dialogue version, with their
 /// records (error records included).
 #[derive(Debug)]
@@ -178,6 +210,7 @@ pub struct Runner {
     progress: Arc<dyn Progress>,
     on_pass: Option<PassObserver>,
     completed: Arc<CompletedPasses>,
+    stop: Arc<Stop>,
 }
 
 impl Runner {
@@ -197,7 +230,15 @@ impl Runner {
             progress: Arc::new(Silent),
             on_pass: None,
             completed: Arc::default(),
+            stop: Arc::default(),
         }
+    }
+
+    /// Stops starting instances once `stop` is asked ([`Runner::run_all`] then returns
+    /// the records of the instances it started, which finish).
+    pub fn with_stop(mut self, stop: Arc<Stop>) -> Runner {
+        self.stop = stop;
+        self
     }
 
     /// Calls `observer` as each pass completes (not for passes given by
@@ -242,17 +283,24 @@ impl Runner {
 
     /// Evaluates every instance (at most `jobs` at once, the longest first) and returns
     /// all records, ordered by instance, then version, then the order the questions
-    /// were asked.
+    /// were asked. Once the run is asked to stop ([`Runner::with_stop`]) no further
+    /// instance starts, and the records of those started are returned.
     pub async fn run_all(&self, instances: &[Instance]) -> Vec<Record> {
         let semaphore = Arc::new(tokio::sync::Semaphore::new(self.config.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         let mut order: Vec<usize> = (0..instances.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(pipeline_length(&instances[i])));
         for index in order {
+            if self.stop.is_stopped() {
+                break;
+            }
             let runner = self.clone();
             let instance = instances[index].clone();
             // Permits are taken in the loop, so instances start in this order.
-            let permit = semaphore.clone().acquire_owned().await;
+            let permit = tokio::select! {
+                permit = semaphore.clone().acquire_owned() => permit,
+                () = self.stop.stopped() => break,
+            };
             tasks.spawn(async move {
                 let _permit = permit;
                 let records = runner.run_instance(&instance, &Selection::All).await;

@@ -624,3 +624,149 @@ fn secrets_echoed_by_an_adapter_reach_no_report_journal_or_terminal() {
     );
     assert!(redacted > 10, "{redacted} redactions");
 }
+
+#[cfg(unix)]
+fn send(child: &std::process::Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A run of `instances` short instances through the slow counting adapter, signalled
+/// with each of `signals` once `after` passes are journaled; its exit status, its
+/// output, the paths of its data and `--out`, and the system spec.
+#[cfg(unix)]
+fn signalled_run(
+    tmp: &Path,
+    instances: usize,
+    slow: &str,
+    after: usize,
+    signals: &[&str],
+) -> (std::process::ExitStatus, String, PathBuf, PathBuf, String) {
+    let data = small_data(tmp, instances);
+    let log = tmp.join("calls.log");
+    let system = slow_adapter(&log).replacen("SLOW_QUERY=0.01", slow, 1);
+    let out = tmp.join("out");
+    let mut args = run_args(&data, &system, &out);
+    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+    args[jobs + 1] = "1".into();
+    let mut child = bemula()
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let journaled = std::fs::read_dir(&out)
+            .ok()
+            .and_then(|mut e| e.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir())))
+            .map_or(0, |d| journaled(&d.join("journal.jsonl")).len());
+        if journaled >= after {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run journals its passes");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for signal in signals {
+        send(&child, signal);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the run stopped soon after the signal"
+    );
+    (
+        output.status,
+        crate::output_text(&output),
+        data,
+        out,
+        system,
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_or_sigterm_stops_the_run_cleanly_and_resume_ends_as_an_uninterrupted_run() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, name, status) in [("-INT", "SIGINT", 130), ("-TERM", "SIGTERM", 143)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (exit, text, data, out, system) =
+            signalled_run(tmp.path(), 4, "SLOW_QUERY=0.02", 2, &[signal]);
+        assert_eq!(
+            exit.code(),
+            Some(status),
+            "{name}: {text} {:?}",
+            exit.signal()
+        );
+        assert!(
+            text.contains(&format!("{name} received: finishing the passes in flight")),
+            "{text}"
+        );
+        assert!(
+            text.contains("continue the run with") && text.contains("--resume"),
+            "{text}"
+        );
+        let marker: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+        assert_eq!(marker["complete"], false);
+        assert_eq!(marker["interrupted"], name);
+        assert!(
+            !out.join(".bemula.lock").exists(),
+            "{name}: the lock is released"
+        );
+        let dir = system_dir(&out);
+        assert!(
+            !dir.join("summary.json").exists(),
+            "no report of a stopped run"
+        );
+        // Every journaled pass is whole and free of errors.
+        for line in std::fs::read_to_string(dir.join("journal.jsonl"))
+            .unwrap()
+            .lines()
+            .skip(1)
+        {
+            let pass: serde_json::Value = serde_json::from_str(line).unwrap();
+            let records = pass["records"].as_array().unwrap();
+            assert!(!records.is_empty());
+            assert!(records.iter().all(|r| r["error"].is_null()), "{line}");
+        }
+        let mut args = run_args(&data, &system, &out);
+        let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+        args[jobs + 1] = "1".into();
+        args.push("--resume".into());
+        let resumed = bemula().args(&args).output().unwrap();
+        assert!(resumed.status.success(), "{}", crate::output_text(&resumed));
+        let whole = tmp.path().join("whole");
+        let mut args = run_args(&data, &system, &whole);
+        args[jobs + 1] = "1".into();
+        let run = bemula().args(&args).output().unwrap();
+        assert!(run.status.success(), "{}", crate::output_text(&run));
+        assert_same_reports(&system_dir(&whole), &dir);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_sigint_stops_at_once_and_keeps_what_was_journaled() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Forget passes take a minute: only a second signal ends the run soon.
+    let (exit, text, _, out, _) = signalled_run(
+        tmp.path(),
+        3,
+        "SLOW_QUERY=0 SLOW_FORGET=2",
+        1,
+        &["-INT", "-INT"],
+    );
+    assert_eq!(exit.code(), Some(130), "{text}");
+    assert!(text.contains("SIGINT again: stopped at once"), "{text}");
+    assert!(!out.join(".bemula.lock").exists(), "the lock is released");
+    let marker: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(marker["interrupted"], "SIGINT");
+    assert!(!journaled(&system_dir(&out).join("journal.jsonl")).is_empty());
+}

@@ -168,12 +168,19 @@ impl StdioClient {
     }
 
     fn spawn(&self, generation: u64) -> Result<Arc<Proc>, String> {
-        let mut child = Command::new(&self.argv[0])
+        let mut command = Command::new(&self.argv[0]);
+        command
             .args(&self.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
+            .kill_on_drop(true);
+        // A process group of its own: a Ctrl-C at the terminal reaches bemula, which
+        // lets the passes in flight finish, and not the adapter, which would die under
+        // them. The adapter ends when bemula closes its standard input.
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command
             .spawn()
             .map_err(|e| format!("cannot run `{}`: {e}", self.argv[0]))?;
         let stdin = child.stdin.take().ok_or("the child has no stdin pipe")?;
