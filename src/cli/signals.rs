@@ -99,7 +99,7 @@ pub fn listen(
 }
 
 /// Stops the process at once after a second signal.
-fn abort(signal: Interrupt, mut marker: RunMarker, marker_path: &PathBuf, lock: &PathBuf) {
+fn abort(signal: Interrupt, mut marker: RunMarker, marker_path: &Path, lock: &Path) {
     marker.interrupted = Some(signal.name.to_string());
     marker.complete = false;
     let _ = write_marker(marker_path, &marker);
