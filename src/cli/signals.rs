@@ -13,7 +13,7 @@
 
 use super::run::{RunMarker, write_marker};
 use crate::run::Stop;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// A signal that stopped a run.
