@@ -652,7 +652,7 @@ fn signalled_run(
     let mut args = run_args(&data, &system, &out);
     let jobs = args.iter().position(|a| a == "--jobs").unwrap();
     args[jobs + 1] = "1".into();
-    let mut child = bemula()
+    let child = bemula()
         .args(&args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
