@@ -770,3 +770,78 @@ fn a_second_sigint_stops_at_once_and_keeps_what_was_journaled() {
     assert_eq!(marker["interrupted"], "SIGINT");
     assert!(!journaled(&system_dir(&out).join("journal.jsonl")).is_empty());
 }
+
+/// The misbehaving adapter with `namespaces` namespaces reset and holding one turn.
+async fn misbehaving_namespaces(
+    options: bemula::system::remote::RemoteOptions,
+    namespaces: usize,
+) -> (
+    bemula::system::remote::RemoteFactory,
+    Vec<(
+        Box<dyn bemula::system::AsyncMemorySystem>,
+        bemula::system::Namespace,
+    )>,
+) {
+    use bemula::system::{Namespace, SystemFactory, TurnInput};
+    let cmd = format!(
+        "cmd:python3 {}/tests/fixtures/adapters/misbehaving.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let factory = bemula::system::remote::connect(&cmd, &options)
+        .await
+        .expect("connect");
+    let mut systems = Vec::new();
+    for n in 0..namespaces {
+        let ns = Namespace(format!("inst{n}/forget"));
+        let mut system = factory.make(&ns).await.expect("make");
+        system.reset(&ns).await.expect("reset");
+        let turn = TurnInput {
+            index: 0,
+            user: format!("My locker code is 47{n:02}."),
+            assistant: "Noted.".into(),
+        };
+        system.observe(&ns, &turn).await.expect("observe");
+        systems.push((system, ns));
+    }
+    (factory, systems)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_reply_fails_only_its_own_call_among_concurrent_ones() {
+    use bemula::system::{ErrorKind, Reply};
+    let options = bemula::system::remote::RemoteOptions {
+        max_message_bytes: 64 * 1024,
+        timeout: Duration::from_secs(20),
+        ..Default::default()
+    };
+    let (factory, systems) = misbehaving_namespaces(options, 5).await;
+    // Four slow ordinary questions in flight while the fifth namespace's reply is 2 MB.
+    let mut tasks = Vec::new();
+    for (n, (mut system, ns)) in systems.into_iter().enumerate() {
+        tasks.push(tokio::spawn(async move {
+            let question = if n == 0 {
+                "huge:2000000".to_string()
+            } else {
+                // Sleeps first, so the huge line arrives while this call waits.
+                "sleep:0.5".to_string()
+            };
+            let reply = system.query(&ns, &question).await;
+            (n, reply)
+        }));
+    }
+    for task in tasks {
+        let (n, reply) = task.await.unwrap();
+        if n == 0 {
+            let err = reply.expect_err("the oversized reply fails its call");
+            assert_eq!(err.kind, ErrorKind::Protocol, "{err}");
+            assert!(
+                err.message.contains("over the limit of 65536 bytes"),
+                "{err}"
+            );
+        } else {
+            let reply = reply.unwrap_or_else(|e| panic!("call {n} failed with the other: {e}"));
+            assert!(matches!(reply, Reply::Memories(_) | Reply::Answer(_)));
+        }
+    }
+    factory.shutdown().await.expect("shutdown");
+}

@@ -26,7 +26,27 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
     buf: &mut Vec<u8>,
     max: usize,
 ) -> std::io::Result<Line> {
+    let line = read_line_edges(reader, buf, max, &mut Vec::new()).await?;
+    if let Line::TooLong(_) = line {
+        buf.clear();
+    }
+    Ok(line)
+}
+
+/// How much of each end of an over-long line [`read_line_edges`] keeps.
+pub const EDGE_BYTES: usize = 1024;
+
+/// [`read_line`], keeping the ends of a line that is too long: then `buf` holds its
+/// first [`EDGE_BYTES`] and `tail` its last [`EDGE_BYTES`], so the line's JSON-RPC id
+/// can still be found (and the failure given to its call alone).
+pub async fn read_line_edges<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+    tail: &mut Vec<u8>,
+) -> std::io::Result<Line> {
     buf.clear();
+    tail.clear();
     let mut total = 0usize;
     let mut any = false;
     loop {
@@ -43,13 +63,25 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
             Some(at) => (&available[..at], at + 1, true),
             None => (available, available.len(), false),
         };
+        let was_over = total > max;
         total += chunk.len();
         if total <= max {
             buf.extend_from_slice(chunk);
-        } else if !buf.is_empty() {
-            // Over the limit: drop what was kept, and everything up to the newline.
-            buf.clear();
-            buf.shrink_to(max.min(64 * 1024));
+        } else {
+            if !was_over {
+                // Just over the limit: the tail starts from what was kept, and only the
+                // head stays in the buffer (filled up from this chunk).
+                tail.extend_from_slice(&buf[buf.len().saturating_sub(EDGE_BYTES)..]);
+                let head = EDGE_BYTES.min(max);
+                buf.truncate(head);
+                let fill = head.saturating_sub(buf.len()).min(chunk.len());
+                buf.extend_from_slice(&chunk[..fill]);
+                buf.shrink_to(max.min(64 * 1024));
+            }
+            let keep = &chunk[chunk.len().saturating_sub(EDGE_BYTES)..];
+            tail.extend_from_slice(keep);
+            let excess = tail.len().saturating_sub(EDGE_BYTES);
+            tail.drain(..excess);
         }
         reader.consume(used);
         if done {
@@ -60,6 +92,73 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
             });
         }
     }
+}
+
+/// The id of a JSON-RPC message of which only the ends are known (see
+/// [`read_line_edges`]): a numeric `"id"` among the first members of the top-level
+/// object, or as its last member.
+pub fn id_from_edges(head: &[u8], tail: &[u8]) -> Option<u64> {
+    head_id(head).or_else(|| tail_id(tail))
+}
+
+/// A numeric `"id"` member at depth one of the object `head` begins.
+fn head_id(head: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(head)
+        .or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
+        .ok()?;
+    let mut depth = 0usize;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.checked_sub(1)?,
+            '"' => {
+                let start = i + 1;
+                let mut end = None;
+                while let Some((j, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => {
+                            end = Some(j);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let end = end?;
+                if depth == 1 && &text[start..end] == "id" {
+                    let rest = text[end + 1..].trim_start().strip_prefix(':')?.trim_start();
+                    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                    let after = rest[digits.len()..].trim_start();
+                    if !digits.is_empty() && (after.starts_with(',') || after.starts_with('}')) {
+                        return digits.parse().ok();
+                    }
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A numeric `"id"` as the last member of the object `tail` ends.
+fn tail_id(tail: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(tail);
+    let rest = text.trim_end().strip_suffix('}')?.trim_end();
+    let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return None;
+    }
+    let id = &rest[rest.len() - digits..];
+    let before = rest[..rest.len() - digits]
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end();
+    let before = before.strip_suffix("\"id\"")?.trim_end();
+    before.ends_with(',').then(|| id.parse().ok())?
 }
 
 #[cfg(test)]
@@ -80,6 +179,43 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_id_of_a_long_message_is_found_at_either_end() {
+        let big = "y".repeat(50);
+        for (line, id) in [
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":12,"result":{{"answer":"{big}"#),
+                Some(12),
+            ),
+            (
+                format!(r#"{{ "jsonrpc" : "2.0" , "id" : 3 , "error""#),
+                Some(3),
+            ),
+            // An "id" inside the result is not the message's.
+            (
+                format!(r#"{{"jsonrpc":"2.0","result":{{"id":9,"a":"{big}"#),
+                None,
+            ),
+            (format!(r#"{{"jsonrpc":"2.0","result":"{big}"#), None),
+            (
+                r#"{"jsonrpc":"2.0","id":"abc","result":1}"#.to_string(),
+                None,
+            ),
+        ] {
+            assert_eq!(head_id(line.as_bytes()), id, "{line}");
+        }
+        assert_eq!(tail_id(format!(r#"{big}","id":44}}"#).as_bytes()), Some(44));
+        assert_eq!(
+            tail_id(format!(r#"{big}" , "id" : 5 }} "#).as_bytes()),
+            Some(5)
+        );
+        assert_eq!(
+            tail_id(format!(r#"{big}","x":{{"id":44}}}}"#).as_bytes()),
+            None
+        );
+        assert_eq!(tail_id(format!(r#"{big}{{"id":44}}"#).as_bytes()), None);
+    }
+
     #[tokio::test]
     async fn keeps_short_lines_and_drops_long_ones_whole() {
         let got = lines(b"abc\n0123456789\nxy\nlast", 5).await;
@@ -93,6 +229,19 @@ mod tests {
             ]
         );
         assert_eq!(lines(b"", 5).await, []);
+        // The ends of a long line are kept when asked for.
+        let line = format!("{{\"id\":7,\"result\":\"{}\"}}\nnext\n", "x".repeat(5000));
+        let mut reader = BufReader::with_capacity(64, line.as_bytes());
+        let (mut buf, mut tail) = (Vec::new(), Vec::new());
+        let got = read_line_edges(&mut reader, &mut buf, 100, &mut tail)
+            .await
+            .unwrap();
+        assert_eq!(got, Line::TooLong(18 + 5000 + 2));
+        assert!(buf.starts_with(b"{\"id\":7,\"result\":\"xxx") && buf.len() == 100);
+        assert!(tail.ends_with(b"xxx\"}") && tail.len() == EDGE_BYTES);
+        let next = read_line_edges(&mut reader, &mut buf, 100, &mut tail).await;
+        assert_eq!(next.unwrap(), Line::Read);
+        assert_eq!(buf, b"next");
         assert_eq!(
             lines(b"12345\n123456", 5).await,
             [

@@ -415,20 +415,35 @@ async fn read_responses(
     max_message_bytes: usize,
 ) {
     let mut reader = BufReader::new(stdout);
-    let mut buf = Vec::new();
+    let (mut buf, mut tail) = (Vec::new(), Vec::new());
     loop {
-        match lines::read_line(&mut reader, &mut buf, max_message_bytes).await {
+        match lines::read_line_edges(&mut reader, &mut buf, max_message_bytes, &mut tail).await {
             Ok(Line::Eof) | Err(_) => break,
             Ok(Line::Read) => {}
             Ok(Line::TooLong(length)) => {
-                fail_all(
-                    &pending,
-                    ErrorKind::Protocol,
-                    &format!(
-                        "adapter wrote a line of {length} bytes to stdout, over the limit of \
-                         {max_message_bytes} bytes (--max-message-bytes); it was discarded"
-                    ),
+                let message = format!(
+                    "adapter wrote a line of {length} bytes to stdout, over the limit of \
+                     {max_message_bytes} bytes (--max-message-bytes); it was discarded"
                 );
+                // The line's id, read from its ends, names the one call it answers:
+                // only that call fails, and the stream stays in step for the others.
+                let id = lines::id_from_edges(&buf, &tail);
+                let (waiter, late) = match id {
+                    Some(id) => {
+                        let mut pending = lock(&pending);
+                        let waiter = pending.waiters.remove(&id);
+                        let late = waiter.is_none() && pending.abandoned.remove(&id);
+                        (waiter, late)
+                    }
+                    None => (None, false),
+                };
+                match waiter {
+                    Some(waiter) => {
+                        let _ = waiter.send(Err(CallError::new(ErrorKind::Protocol, message)));
+                    }
+                    None if late => {}
+                    None => fail_all(&pending, ErrorKind::Protocol, &message),
+                }
                 continue;
             }
         }
