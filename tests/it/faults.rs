@@ -845,3 +845,70 @@ async fn an_oversized_reply_fails_only_its_own_call_among_concurrent_ones() {
     }
     factory.shutdown().await.expect("shutdown");
 }
+
+/// Every turn observed more than once between two resets of its namespace, from a log
+/// of `<call> <namespace> <session> <turn>` lines.
+fn observed_twice(log: &str) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, std::collections::HashSet<String>> =
+        Default::default();
+    let mut twice = Vec::new();
+    for line in log.lines() {
+        let mut parts = line.splitn(2, ' ');
+        let (call, rest) = (parts.next().unwrap(), parts.next().unwrap_or_default());
+        let ns = rest.split(' ').next().unwrap().to_string();
+        match call {
+            "reset" => {
+                seen.insert(ns, Default::default());
+            }
+            "observe" if !seen.entry(ns).or_default().insert(rest.to_string()) => {
+                twice.push(line.to_string())
+            }
+            _ => {}
+        }
+    }
+    twice
+}
+
+#[test]
+fn a_write_answered_after_its_timeout_never_lands_after_the_reset_that_restarts_its_pass() {
+    // Answered within one more timeout (the reset waits for it), and answered later
+    // still (the adapter process is replaced before the reset).
+    for (late, replaced) in [("1.5", false), ("4", true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = small_data(tmp.path(), 1);
+        let log = tmp.path().join("calls.log");
+        let system = format!(
+            "cmd:env COUNT_FILE={} LATE={late} python3 {}/tests/fixtures/adapters/late_observe.py",
+            log.display(),
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let out = tmp.path().join("out");
+        let mut args = run_args(&data, &system, &out);
+        args.extend(["--adapter-timeout".into(), "1".into()]);
+        let run = bemula().args(&args).output().unwrap();
+        let text = crate::output_text(&run);
+        assert!(run.status.success(), "LATE={late}: {text}");
+        let calls = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            observed_twice(&calls),
+            Vec::<String>::new(),
+            "LATE={late}: {calls}"
+        );
+        let dir = system_dir(&out);
+        let records = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+        assert!(
+            records.contains("\"restarts\":1"),
+            "LATE={late}: the forget pass restarted"
+        );
+        assert!(
+            !records.contains("\"error\":\""),
+            "LATE={late}: and then ran without an error"
+        );
+        let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+        assert_eq!(
+            summary.contains("a write that timed out was still unanswered"),
+            replaced,
+            "LATE={late}: {summary}"
+        );
+    }
+}

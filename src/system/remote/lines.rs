@@ -188,7 +188,7 @@ mod tests {
                 Some(12),
             ),
             (
-                format!(r#"{{ "jsonrpc" : "2.0" , "id" : 3 , "error""#),
+                r#"{ "jsonrpc" : "2.0" , "id" : 3 , "error""#.to_string(),
                 Some(3),
             ),
             // An "id" inside the result is not the message's.

@@ -210,6 +210,17 @@ enum Transport {
 }
 
 impl Transport {
+    /// Makes sure no write still in flight is carried out: a stdio adapter's process
+    /// is replaced (the next call starts a new one); over HTTP, the calls were cut off
+    /// by closing their connections already.
+    async fn cut_off_late_writes(&self) {
+        match self {
+            Transport::Stdio(client) => client.replace_process().await,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => {}
+        }
+    }
+
     /// One attempt of a call; returns the result and the adapter generation that served it.
     async fn call_once(
         &self,
@@ -241,6 +252,78 @@ struct Client {
     handshake: HandshakeResult,
     raw_handshake: Value,
     breaker: Breaker,
+    late_writes: LateWrites,
+}
+
+/// How long a write that timed out for its caller goes on, as a multiple of the call
+/// timeout.
+pub const LATE_WRITE_FACTOR: u32 = 5;
+
+/// Writes (`reset`, `observe`, …) that timed out for their caller but may still be
+/// carried out by the adapter, by namespace. A `reset` of the namespace first waits,
+/// up to one more call timeout, until each has been answered or has failed for good;
+/// one still unanswered then is cut off: a stdio adapter's process is replaced (the
+/// namespaces it held restart their passes), an HTTP call's connection is closed. So
+/// a late write never lands in memory after the reset that restarts its pass: between
+/// two resets a turn is observed at most once.
+#[derive(Default)]
+struct LateWrites {
+    by_namespace: std::sync::Mutex<std::collections::HashMap<String, Vec<JoinHandle<bool>>>>,
+}
+
+type JoinHandle<T> = tokio::task::JoinHandle<T>;
+
+impl LateWrites {
+    fn add(&self, namespace: &str, call: JoinHandle<bool>) {
+        self.by_namespace
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(namespace.to_string())
+            .or_default()
+            .push(call);
+    }
+
+    /// Waits up to `wait` for the late writes of `namespace`; whether every one came
+    /// to an end the adapter saw (an answer, an error, a closed connection). Those
+    /// still running are cut off.
+    async fn settle(&self, namespace: &str, wait: Duration) -> bool {
+        let calls = self
+            .by_namespace
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(namespace)
+            .unwrap_or_default();
+        if calls.is_empty() {
+            return true;
+        }
+        let aborts: Vec<_> = calls.iter().map(JoinHandle::abort_handle).collect();
+        let all = async {
+            let mut settled = true;
+            for call in calls {
+                settled &= call.await.unwrap_or(false);
+            }
+            settled
+        };
+        match tokio::time::timeout(wait, all).await {
+            Ok(settled) => settled,
+            Err(_) => {
+                aborts.iter().for_each(tokio::task::AbortHandle::abort);
+                false
+            }
+        }
+    }
+}
+
+/// Whether `method` changes a namespace's memory.
+fn is_write(method: &str) -> bool {
+    matches!(
+        method,
+        method::RESET
+            | method::START_SESSION
+            | method::OBSERVE
+            | method::END_SESSION
+            | method::FLUSH
+    )
 }
 
 /// Counts consecutive timeouts; past the limit it opens for good and says why.
@@ -286,7 +369,7 @@ impl Client {
     /// A call, re-sent (with backoff honouring the server's wait) only while the
     /// failure is one the system certainly did not act on; see [`crate::retry`].
     async fn call(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         params: Value,
         expect_generation: Option<u64>,
@@ -295,8 +378,60 @@ impl Client {
             .await
     }
 
+    /// One attempt of a call. A write runs as a task of its own: when it times out
+    /// for its caller it goes on (up to [`LATE_WRITE_FACTOR`] times the timeout) and is
+    /// kept among the namespace's late writes, which its next `reset` waits for.
+    async fn attempt(
+        self: &Arc<Self>,
+        method: &str,
+        params: &Value,
+        expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        let namespace = params.get("namespace").and_then(Value::as_str);
+        let Some(namespace) = namespace.filter(|_| is_write(method)) else {
+            return self
+                .transport
+                .call_once(method, params, expect_generation, timeout)
+                .await;
+        };
+        let patience = timeout.saturating_mul(LATE_WRITE_FACTOR);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let call = {
+            let (client, method, params) = (self.clone(), method.to_string(), params.clone());
+            tokio::spawn(async move {
+                let outcome = client
+                    .transport
+                    .call_once(&method, &params, expect_generation, patience)
+                    .await;
+                // Unanswered even now: the adapter may still carry it out.
+                let settled = !matches!(&outcome, Err(e) if e.kind == ErrorKind::Timeout);
+                let _ = tx.send(outcome);
+                settled
+            })
+        };
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(CallError::new(
+                ErrorKind::Connection,
+                format!("the call `{method}` to adapter `{}` was dropped", self.spec),
+            )),
+            Err(_) => {
+                self.late_writes.add(namespace, call);
+                Err(CallError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "adapter `{}` did not answer `{method}` within {:.1} s",
+                        self.spec,
+                        timeout.as_secs_f64()
+                    ),
+                ))
+            }
+        }
+    }
+
     async fn call_within(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         params: Value,
         expect_generation: Option<u64>,
@@ -304,6 +439,14 @@ impl Client {
     ) -> Result<(Value, u64), CallError> {
         if let Some(reason) = self.breaker.open_reason() {
             return Err(CallError::new(ErrorKind::Timeout, reason));
+        }
+        if method == method::RESET
+            && let Some(namespace) = params.get("namespace").and_then(Value::as_str)
+            && !self.late_writes.settle(namespace, timeout).await
+        {
+            // A write that timed out may still be carried out: it must not land after
+            // this reset.
+            self.transport.cut_off_late_writes().await;
         }
         let _permit = self
             .permits
@@ -316,8 +459,7 @@ impl Client {
         let mut attempt = 0u32;
         loop {
             let outcome = self
-                .transport
-                .call_once(method, &params, expect_generation, timeout)
+                .attempt(method, &params, expect_generation, timeout)
                 .await;
             self.breaker
                 .note(&self.spec, self.options.breaker, &outcome);
@@ -419,6 +561,7 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
             handshake,
             raw_handshake: raw,
             breaker: Breaker::default(),
+            late_writes: LateWrites::default(),
         }),
     })
 }

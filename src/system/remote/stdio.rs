@@ -389,6 +389,23 @@ impl StdioClient {
         }
     }
 
+    /// Kills the running process, so that a write it may still carry out never lands;
+    /// the next call starts a new one (the namespaces of the old one then fail as
+    /// crashed, and their passes restart).
+    pub(crate) async fn replace_process(&self) {
+        let proc = self.state.lock().await.proc.clone();
+        let Some(proc) = proc else { return };
+        {
+            let mut tail = lock(&self.stderr);
+            tail.extend(
+                b"\n--- bemula: adapter stopped: a write that timed out was still unanswered ---\n",
+            );
+        }
+        // Seen dead at once, so the next call starts the new process.
+        lock(&proc.pending).alive = false;
+        let _ = proc.child.lock().await.kill().await;
+    }
+
     /// Closes stdin and waits up to [`super::SHUTDOWN_WAIT`] for the process to exit,
     /// then kills it.
     pub(crate) async fn close(&self) {
