@@ -50,12 +50,60 @@ pub(crate) fn nonce() -> String {
 #[derive(Debug, Clone)]
 pub(crate) struct Canary {
     nonce: String,
+    /// The codes, by group then item: `zq<nonce>` and a tail of [`TAIL_LEN`] letters
+    /// and digits, any two tails differing in at least [`MIN_DISTANCE`] places.
+    tokens: Vec<Vec<String>>,
 }
+
+/// Length of the part of a canary code that tells codes apart.
+const TAIL_LEN: usize = 8;
+
+/// The fewest places in which two codes of a canary differ: a code copied with up to
+/// [`COPY_SLIPS`] wrong characters (as a small model copies) is still nearer its own
+/// code than any other.
+const MIN_DISTANCE: usize = 2 * COPY_SLIPS + 2;
+
+/// Wrong characters tolerated in a copied code.
+const COPY_SLIPS: usize = 2;
+
+/// Groups of codes: group 0 for the versions check, one per burst namespace after it.
+const GROUPS: usize = BURST_NAMESPACES + 1;
+
+/// Codes per group.
+const ITEMS: usize = if BURST_FACTS > 2 { BURST_FACTS } else { 2 };
 
 impl Canary {
     /// A canary with a fresh nonce.
     pub(crate) fn new() -> Canary {
-        Canary { nonce: nonce() }
+        Canary::with_nonce(nonce())
+    }
+
+    fn with_nonce(nonce: String) -> Canary {
+        use sha2::{Digest, Sha256};
+        const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+        let mut tails: Vec<Vec<u8>> = Vec::with_capacity(GROUPS * ITEMS);
+        let mut counter = 0u64;
+        while tails.len() < GROUPS * ITEMS {
+            let digest = Sha256::digest(format!("{nonce}/{counter}"));
+            counter += 1;
+            let tail: Vec<u8> = digest[..TAIL_LEN]
+                .iter()
+                .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()])
+                .collect();
+            if tails.iter().all(|t| distance(t, &tail) >= MIN_DISTANCE) {
+                tails.push(tail);
+            }
+        }
+        let tokens = tails
+            .chunks(ITEMS)
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|tail| format!("zq{nonce}{}", String::from_utf8_lossy(tail)))
+                    .collect()
+            })
+            .collect();
+        Canary { nonce, tokens }
     }
 
     /// The canary instance id for `tag` (a few lowercase letters or digits).
@@ -68,15 +116,57 @@ impl Canary {
         Namespace::new(&self.instance(tag), version)
     }
 
-    /// A distinctive code: all have the same length, so none is a prefix of another.
+    /// A distinctive code: all have the same length, so none is a prefix of another,
+    /// and any two differ in many places.
     fn token(&self, group: usize, item: usize) -> String {
-        format!("zq{}g{group:02}i{item:02}", self.nonce)
+        self.tokens[group][item].clone()
     }
 
     /// What every token of this canary starts with.
     fn token_prefix(&self) -> String {
-        format!("zq{}g", self.nonce)
+        format!("zq{}", self.nonce)
     }
+
+    /// The codes of this canary found in `reply` (exact or copied with a few slips),
+    /// each as the code it was given as: `(group, item)`. A code-shaped word near no
+    /// code given is not one: a wrong answer, never another namespace's fact.
+    fn found(&self, reply: &str) -> Vec<(usize, usize)> {
+        let prefix = self.token_prefix();
+        let mut out = Vec::new();
+        for (at, _) in reply.match_indices(&prefix) {
+            let tail: Vec<u8> = reply.as_bytes()[at + prefix.len()..]
+                .iter()
+                .take(TAIL_LEN)
+                .copied()
+                .collect();
+            if tail.len() < TAIL_LEN {
+                continue;
+            }
+            let nearest = self
+                .tokens
+                .iter()
+                .enumerate()
+                .flat_map(|(g, group)| group.iter().enumerate().map(move |(i, t)| (g, i, t)))
+                .map(|(g, i, t)| (distance(&t.as_bytes()[prefix.len()..], &tail), g, i))
+                .min();
+            if let Some((d, g, i)) = nearest
+                && d <= COPY_SLIPS
+            {
+                out.push((g, i));
+            }
+        }
+        out
+    }
+
+    /// Whether `reply` holds the code `(group, item)`, exactly or copied with a slip.
+    fn holds(&self, reply: &str, group: usize, item: usize) -> bool {
+        self.found(reply).contains(&(group, item))
+    }
+}
+
+/// The number of places in which two equally long byte strings differ.
+fn distance(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())
 }
 
 /// The locker fact used throughout: a distinctive code per locker number.
@@ -255,10 +345,10 @@ pub(crate) async fn check_versions(
         let in_forget = forget.ask(&question).await?;
         let in_control = control.ask(&question).await?;
         for (probe, reply, other, other_ns) in [
-            (&*forget, &in_forget, &token_c, &control.ns),
-            (&*control, &in_control, &token_f, &forget.ns),
+            (&*forget, &in_forget, 1, &control.ns),
+            (&*control, &in_control, 0, &forget.ns),
         ] {
-            if reply.contains(other.as_str()) {
+            if canary.holds(reply, 0, other) {
                 return Ok((
                     Outcome::Failed(format!(
                         "a fact observed only in `{other_ns}` came back in `{}`: asked \
@@ -270,11 +360,11 @@ pub(crate) async fn check_versions(
                 ));
             }
         }
-        for (probe, reply, own) in [
-            (&*forget, &in_forget, &token_f),
-            (&*control, &in_control, &token_c),
+        for (probe, reply, own, item) in [
+            (&*forget, &in_forget, &token_f, 0),
+            (&*control, &in_control, &token_c, 1),
         ] {
-            if !reply.contains(own.as_str()) {
+            if !canary.holds(reply, 0, item) {
                 return Ok((
                     Outcome::Inconclusive(format!(
                         "`{}` did not recall a fact it had just observed ({:?}): asked \
@@ -298,7 +388,7 @@ pub(crate) async fn check_versions(
         Err(e) => (Outcome::Failed(e), false),
     };
     let scope = match &versions {
-        Outcome::Passed(_) => reset_scope(forget, control, &question, &token_f, &token_c)
+        Outcome::Passed(_) => reset_scope(forget, control, &question, canary)
             .await
             .unwrap_or_else(Outcome::Failed),
         Outcome::Failed(_) => Outcome::Inconclusive(format!("needs `{VERSIONS_APART}` to hold")),
@@ -321,12 +411,11 @@ async fn reset_scope(
     forget: &mut Probe,
     control: &mut Probe,
     question: &str,
-    token_f: &str,
-    token_c: &str,
+    canary: &Canary,
 ) -> Result<Outcome, String> {
     forget.reset().await?;
     let in_control = control.ask(question).await?;
-    if !in_control.contains(token_c) {
+    if !canary.holds(&in_control, 0, 1) {
         return Ok(Outcome::Failed(format!(
             "resetting `{}` emptied `{}` too (a reset must empty its own namespace only): \
              asked {question:?}, got {}",
@@ -336,7 +425,7 @@ async fn reset_scope(
         )));
     }
     let in_forget = forget.ask(question).await?;
-    if in_forget.contains(token_f) {
+    if canary.holds(&in_forget, 0, 0) {
         return Ok(Outcome::Failed(format!(
             "after its reset, `{}` still returned its fact: asked {question:?}, got {}",
             forget.ns,
@@ -427,7 +516,6 @@ pub(crate) async fn check_concurrency(
         }
     }
     results.sort_by_key(|(group, _, _)| *group);
-    let prefix = canary.token_prefix();
     let mut outcome = None;
     for (group, probe, result) in &results {
         let replies = match result {
@@ -441,17 +529,16 @@ pub(crate) async fn check_concurrency(
         };
         for (item, reply) in replies.iter().enumerate() {
             let own = canary.token(group + 1, item);
-            let mine: Vec<String> = (0..BURST_FACTS)
-                .map(|i| canary.token(group + 1, i))
-                .collect();
-            let foreign = reply
-                .match_indices(&prefix)
-                .filter_map(|(at, _)| reply.get(at..at + own.len()))
-                .find(|token| !mine.iter().any(|m| m == token));
-            if let Some(token) = foreign {
+            // Only a code given to another namespace is its fact; a code-shaped word
+            // near no code given (a model's slip) is a wrong answer.
+            let foreign = canary
+                .found(reply)
+                .into_iter()
+                .find(|(g, _)| *g != group + 1);
+            if let Some((g, _)) = foreign {
                 let from = results
                     .iter()
-                    .find(|(g, _, _)| (0..BURST_FACTS).any(|i| canary.token(g + 1, i) == token))
+                    .find(|(other, _, _)| other + 1 == g)
                     .map_or_else(
                         || "another namespace".to_string(),
                         |(_, p, _)| format!("`{}`", p.ns),
@@ -466,7 +553,7 @@ pub(crate) async fn check_concurrency(
                 )));
                 break;
             }
-            if recalls && !reply.contains(&own) {
+            if recalls && !canary.holds(reply, group + 1, item) {
                 outcome = Some(Outcome::Failed(format!(
                     "with {BURST_NAMESPACES} namespaces served at once, `{}` lost its own fact \
                      {:?} (recalled when served alone; is the adapter safe under concurrent \
@@ -760,6 +847,92 @@ mod tests {
             assert!(matches!(f.outcome, Outcome::Inconclusive(_)), "{f:?}");
         }
         let burst = check_concurrency(factory.as_ref(), &canary, recalls, BURST_NAMESPACES).await;
+        assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
+    }
+
+    /// A correct memory whose answers copy codes as a small model does: the last two
+    /// characters of every code it returns are wrong (`…g02i02` as `…g02i17`).
+    #[derive(Clone, Default)]
+    struct Sloppy {
+        store: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>>,
+    }
+
+    impl crate::system::MemorySystem for Sloppy {
+        fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
+            self.store.lock().unwrap().insert(ns.0.clone(), Vec::new());
+            Ok(())
+        }
+        fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
+            let mut store = self.store.lock().unwrap();
+            store
+                .entry(ns.0.clone())
+                .or_default()
+                .push(turn.user.clone());
+            Ok(())
+        }
+        fn query(&mut self, ns: &Namespace, _: &str) -> SystemResult<Reply> {
+            let store = self.store.lock().unwrap();
+            let text = store.get(&ns.0).cloned().unwrap_or_default().join(" ");
+            // Every word that looks like a code: its last two characters swapped for
+            // others.
+            let words: Vec<String> = text
+                .split(' ')
+                .map(|w| match w.strip_prefix("zq") {
+                    Some(_) if w.len() > 4 => {
+                        let cut = w.trim_end_matches('.');
+                        let keep = &cut[..cut.len() - 2];
+                        let slipped: String = cut[cut.len() - 2..]
+                            .chars()
+                            .map(|c| if c == '7' { '3' } else { '7' })
+                            .collect();
+                        format!("{keep}{slipped}{}", &w[cut.len()..])
+                    }
+                    _ => w.to_string(),
+                })
+                .collect();
+            Ok(Reply::Answer(words.join(" ")))
+        }
+    }
+
+    #[test]
+    fn codes_differ_in_many_places_and_a_slip_is_read_as_the_code_it_copies() {
+        let canary = Canary::new();
+        let all: Vec<String> = canary.tokens.iter().flatten().cloned().collect();
+        assert_eq!(all.len(), GROUPS * ITEMS);
+        for (n, a) in all.iter().enumerate() {
+            for b in &all[n + 1..] {
+                assert!(
+                    distance(a.as_bytes(), b.as_bytes()) >= MIN_DISTANCE,
+                    "{a} {b}"
+                );
+            }
+        }
+        let code = canary.token(3, 1);
+        let mut slipped = code.clone().into_bytes();
+        let n = slipped.len();
+        slipped[n - 1] = if slipped[n - 1] == b'x' { b'y' } else { b'x' };
+        slipped[n - 4] = if slipped[n - 4] == b'x' { b'y' } else { b'x' };
+        let slipped = String::from_utf8(slipped).unwrap();
+        assert_eq!(canary.found(&format!("It is {slipped}.")), vec![(3, 1)]);
+        assert!(canary.holds(&format!("code {code}"), 3, 1));
+        // A code-shaped word near no code given is no code at all.
+        let unknown = format!("{}abcdefgh", canary.token_prefix());
+        let far = all
+            .iter()
+            .all(|t| distance(t.as_bytes(), unknown.as_bytes()) > COPY_SLIPS);
+        assert!(!far || canary.found(&unknown).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_system_that_copies_codes_with_slips_passes_and_is_not_called_a_leak() {
+        let factory = crate::system::FnFactory::new("sloppy", Sloppy::default);
+        let canary = Canary::new();
+        let (findings, recalls) = check_versions(&factory, &canary).await;
+        assert!(recalls, "{findings:?}");
+        for f in &findings {
+            assert!(matches!(f.outcome, Outcome::Passed(_)), "{f:?}");
+        }
+        let burst = check_concurrency(&factory, &canary, recalls, BURST_NAMESPACES).await;
         assert!(matches!(burst.outcome, Outcome::Passed(_)), "{burst:?}");
     }
 }
