@@ -221,6 +221,15 @@ impl Transport {
         }
     }
 
+    /// How long a reset waits for a late write of its namespace (see [`LateWrites`]).
+    fn late_write_wait(&self, timeout: Duration) -> Duration {
+        match self {
+            Transport::Stdio(_) => timeout,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => timeout.saturating_mul(LATE_WRITE_FACTOR),
+        }
+    }
+
     /// One attempt of a call; returns the result and the adapter generation that served it.
     async fn call_once(
         &self,
@@ -260,12 +269,14 @@ struct Client {
 pub const LATE_WRITE_FACTOR: u32 = 5;
 
 /// Writes (`reset`, `observe`, …) that timed out for their caller but may still be
-/// carried out by the adapter, by namespace. A `reset` of the namespace first waits,
-/// up to one more call timeout, until each has been answered or has failed for good;
-/// one still unanswered then is cut off: a stdio adapter's process is replaced (the
-/// namespaces it held restart their passes), an HTTP call's connection is closed. So
-/// a late write never lands in memory after the reset that restarts its pass: between
-/// two resets a turn is observed at most once.
+/// carried out by the adapter, by namespace. A `reset` of the namespace first waits
+/// until each has been answered or has failed for good. A stdio adapter's write is
+/// waited for up to one more call timeout, then cut off by replacing the process (the
+/// namespaces it held restart their passes); an HTTP write, whose server cannot be
+/// stopped from here, is waited for as long as it goes on ([`LATE_WRITE_FACTOR`]
+/// timeouts), then its connection is closed. So a late write never lands in memory
+/// after the reset that restarts its pass: between two resets a turn is observed at
+/// most once.
 #[derive(Default)]
 struct LateWrites {
     by_namespace: std::sync::Mutex<std::collections::HashMap<String, Vec<JoinHandle<bool>>>>,
@@ -442,7 +453,10 @@ impl Client {
         }
         if method == method::RESET
             && let Some(namespace) = params.get("namespace").and_then(Value::as_str)
-            && !self.late_writes.settle(namespace, timeout).await
+            && !self
+                .late_writes
+                .settle(namespace, self.transport.late_write_wait(timeout))
+                .await
         {
             // A write that timed out may still be carried out: it must not land after
             // this reset.
