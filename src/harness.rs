@@ -173,6 +173,14 @@ impl Harness {
         Harness::from_source(FactorySource::Remote(client))
     }
 
+    /// A harness for a measuring instrument that reads the dataset it is evaluated on:
+    /// `oracle-forget` (the positive control) or `oracle-wipe` (the degenerate
+    /// control); see [`crate::system::builtin::instrument`]. Another name is an error
+    /// when the harness runs.
+    pub fn instrument(name: impl Into<String>) -> Harness {
+        Harness::from_source(FactorySource::Instrument(name.into()))
+    }
+
     /// Runs the harness's async work on `runtime` (one the factory's clients already
     /// live on) instead of a runtime of its own.
     pub fn runtime(mut self, runtime: tokio::runtime::Runtime) -> Harness {
@@ -530,6 +538,17 @@ impl Harness {
         };
         let (factory, remote): (SharedFactory, Option<Arc<RemoteFactory>>) = match &self.factory {
             FactorySource::Ready(factory) => (factory.clone(), None),
+            FactorySource::Instrument(name) => (
+                crate::system::builtin::instrument::factory(name, &dataset.instances).ok_or_else(
+                    || {
+                        format!(
+                            "unknown instrument {name:?}: expected one of {}",
+                            crate::system::builtin::instrument::NAMES.join(", ")
+                        )
+                    },
+                )?,
+                None,
+            ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
             FactorySource::Adapter(spec) => {
                 let options = crate::system::remote::RemoteOptions::default();
@@ -978,6 +997,8 @@ enum FactorySource {
     Remote(Arc<RemoteFactory>),
     /// An adapter spec, connected when the harness runs.
     Adapter(String),
+    /// An instrument, made from the dataset when the harness has loaded it.
+    Instrument(String),
 }
 
 /// The outcome of one trial, kept for the reports.

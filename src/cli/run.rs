@@ -257,7 +257,7 @@ async fn run_async(args: Args) -> CliResult {
     };
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {
-        let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
+        let selected = select::system_with(spec, config.jobs, &options, &llm, &instances).await?;
         if let Some(remote) = &selected.remote {
             select::preflight(remote, args.adapter.no_preflight).await?;
         }

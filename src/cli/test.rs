@@ -60,15 +60,18 @@ pub fn run(args: Args) -> CliResult {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let options = args.adapter.options(crate::retry::DEFAULT_RETRIES)?;
+    let instrument = crate::system::builtin::instrument::is_instrument(&args.system);
     let (system, judge, answerer) = runtime.block_on(async {
+        // An instrument is made from the dataset once the harness has loaded it.
+        let spec = if instrument { "null" } else { &args.system };
         let system =
-            super::select::system_with(&args.system, crate::run::DEFAULT_JOBS, &options, &llm)
-                .await?;
+            super::select::system_with(spec, crate::run::DEFAULT_JOBS, &options, &llm, &[]).await?;
         let judge = super::select::judge(&args.judge, &llm).await?;
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
     })?;
     let harness = match system.remote {
+        _ if instrument => Harness::instrument(&args.system),
         Some(client) => Harness::with_remote(client),
         None => Harness::with_factory(system.factory),
     };

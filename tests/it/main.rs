@@ -3,6 +3,7 @@
 mod adapters;
 mod docs;
 mod engine;
+mod gates;
 mod generate;
 mod harness;
 mod html;
