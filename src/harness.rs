@@ -36,6 +36,7 @@
 
 use crate::answer::Answerer;
 use crate::dataset::{Dataset, Instance};
+pub use crate::gate::{GateOn, MetricGate};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
@@ -86,6 +87,8 @@ pub enum DataSource {
 /// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2` |
 /// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
+/// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
+/// | `BEMULA_GATE_ON` | what `BEMULA_MIN` compares: `point` (estimate, default) or `lower` (end of the 95% interval) |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
 /// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
@@ -102,6 +105,9 @@ pub struct Settings {
     /// Where the pass-rate gate came from: `BEMULA_MIN_RPR`, or the builder's
     /// `min_rpr` (`--min-rpr` of `bemula test`).
     pub min_rpr_source: String,
+    /// Gate on metric minimums (`BEMULA_MIN`, `BEMULA_GATE_ON`, or the builder's
+    /// [`Harness::min`] and [`Harness::gate_on`]).
+    pub min: Option<MetricGate>,
     /// Expectations file.
     pub expectations: Option<PathBuf>,
     /// Rewrite the expectations file.
@@ -139,6 +145,8 @@ pub struct Harness {
     generator: generate::Generator,
     phrasing: generate::Phrasing,
     min_rpr: Option<f64>,
+    min: Option<String>,
+    gate_on: GateOn,
     expectations: Option<PathBuf>,
     report_dir: Option<PathBuf>,
     judge: Arc<dyn Judge>,
@@ -198,6 +206,8 @@ impl Harness {
             generator: generate::Generator::default(),
             phrasing: generate::Phrasing::default(),
             min_rpr: None,
+            min: None,
+            gate_on: GateOn::Point,
             expectations: None,
             report_dir: None,
             judge: Arc::new(RuleJudge),
@@ -254,6 +264,22 @@ impl Harness {
     }
 
     /// Reads known failures from an expectations file.
+    /// Gate on metric minimums, `FE=0.3,Score=0.1` (fractions; see
+    /// [`MetricGate::parse`]); `BEMULA_MIN` overrides. A malformed value is an error
+    /// naming the bad part when the harness runs.
+    pub fn min(mut self, spec: impl Into<String>) -> Harness {
+        self.min = Some(spec.into());
+        self
+    }
+
+    /// What the metric gate compares: the point estimate (default) or the lower end
+    /// of the 95% interval; `BEMULA_GATE_ON=point|lower` overrides.
+    pub fn gate_on(mut self, on: GateOn) -> Harness {
+        self.gate_on = on;
+        self
+    }
+
+    /// The expectations file of known failures.
     pub fn expectations(mut self, path: impl Into<PathBuf>) -> Harness {
         self.expectations = Some(path.into());
         self
@@ -386,6 +412,29 @@ impl Harness {
                 reason: "expected a fraction in [0, 1]".into(),
             });
         }
+        let gate_on = match env("BEMULA_GATE_ON") {
+            None => self.gate_on,
+            Some(v) => v.parse().map_err(|reason| SettingsError {
+                name: "BEMULA_GATE_ON".into(),
+                value: v.clone(),
+                reason,
+            })?,
+        };
+        let (min_name, min_spec) = match env("BEMULA_MIN") {
+            Some(v) => ("BEMULA_MIN", Some(v)),
+            None => ("min (--min)", self.min.clone()),
+        };
+        let min =
+            match min_spec {
+                None => None,
+                Some(v) => Some(MetricGate::parse(&v, gate_on, min_name).map_err(|reason| {
+                    SettingsError {
+                        name: min_name.into(),
+                        value: v.clone(),
+                        reason,
+                    }
+                })?),
+            };
         let expectations = env("BEMULA_EXPECTATIONS")
             .map(PathBuf::from)
             .or_else(|| self.expectations.clone());
@@ -406,6 +455,7 @@ impl Harness {
             full,
             min_rpr,
             min_rpr_source: min_rpr_source.into(),
+            min,
             expectations,
             bless,
             report_dir,
@@ -623,7 +673,8 @@ impl Harness {
         let parts = nextest_run.clone();
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by
         // `bemula report`, and a process fails its test only for a regression.
-        let deferred_gate = parts.is_some() && settings.min_rpr.is_some();
+        let deferred_gate =
+            parts.is_some() && (settings.min_rpr.is_some() || settings.min.is_some());
         let expectations_source = settings
             .expectations
             .as_ref()
@@ -657,10 +708,19 @@ impl Harness {
                 .collect(),
             outcomes: Mutex::new(BTreeMap::new()),
             deferred_gate: deferred_gate.then(|| {
+                let mut flags = String::new();
+                if let Some(rate) = settings.min_rpr {
+                    flags.push_str(&format!(" --min-rpr {rate}"));
+                }
+                if let Some(gate) = &settings.min {
+                    flags.push_str(&format!(" --min {}", gate.spec()));
+                    if gate.on == GateOn::Lower {
+                        flags.push_str(" --gate-on lower");
+                    }
+                }
                 format!(
-                    "the request pass-rate gate is applied by `bemula report {} --min-rpr {}`",
+                    "the metric gates are applied by `bemula report {}{flags}`",
                     settings.report_dir.display(),
-                    settings.min_rpr.unwrap_or_default()
                 )
             }),
             expectations_source,
@@ -705,8 +765,9 @@ impl Harness {
         } else {
             selected_names.clone()
         };
+        let mut summary = None;
         if !outcomes.is_empty() {
-            write_reports(
+            summary = write_reports(
                 &settings,
                 &info,
                 &records,
@@ -735,7 +796,7 @@ impl Harness {
         if !outcomes.is_empty() && parts.is_none() {
             eprintln!("bemula: reports in {}", settings.report_dir.display());
         }
-        if settings.min_rpr.is_none() && settings.expectations.is_none() {
+        if settings.min_rpr.is_none() && settings.min.is_none() && settings.expectations.is_none() {
             return Ok(conclusion.exit_code());
         }
         let gate = Gate {
@@ -751,9 +812,18 @@ impl Harness {
                 .as_ref()
                 .map(|p| (p.clone(), expectations.clone())),
             allow_partial: false,
+            metrics: if deferred_gate {
+                None
+            } else {
+                settings.min.clone()
+            },
         };
         let coverage = report::Coverage::of(&expected, &passed_by_name.keys().cloned().collect());
-        let decision = gate.decide(&passed_by_name, parts.is_none().then_some(&coverage));
+        let decision = gate.decide_with(
+            &passed_by_name,
+            parts.is_none().then_some(&coverage),
+            summary.as_ref(),
+        );
         for line in &decision.lines {
             eprintln!("{line}");
         }
@@ -790,6 +860,8 @@ pub struct Gate {
     pub expectations: Option<(PathBuf, Expectations)>,
     /// Gate on the requests present even when some expected ones are missing.
     pub allow_partial: bool,
+    /// Minimums of metrics, checked on the run's summary.
+    pub metrics: Option<MetricGate>,
 }
 
 /// What a [`Gate`] decided, and the lines that say why.
@@ -840,6 +912,17 @@ impl Gate {
         &self,
         outcomes: &BTreeMap<String, bool>,
         coverage: Option<&report::Coverage>,
+    ) -> GateDecision {
+        self.decide_with(outcomes, coverage, None)
+    }
+
+    /// [`Gate::decide`], with the run's summary for the metric gate (a metric gate
+    /// without a summary fails, saying so).
+    pub fn decide_with(
+        &self,
+        outcomes: &BTreeMap<String, bool>,
+        coverage: Option<&report::Coverage>,
+        summary: Option<&Summary>,
     ) -> GateDecision {
         let mut lines = Vec::new();
         let mut pass = true;
@@ -920,6 +1003,37 @@ impl Gate {
             }
             rate_line = Some(line.clone());
             lines.push(line);
+        }
+        if let Some(gate) = &self.metrics {
+            let (ok, metric_lines) = match summary {
+                Some(summary) => gate.check(summary),
+                None => (
+                    false,
+                    vec![format!(
+                        "bemula gate: {} {}: FAIL (no results to compute the metrics from)",
+                        gate.source,
+                        gate.spec()
+                    )],
+                ),
+            };
+            pass &= ok;
+            if !ok {
+                let first = metric_lines
+                    .iter()
+                    .find(|l| l.contains("FAIL"))
+                    .cloned()
+                    .unwrap_or_default();
+                failed_because.get_or_insert(first);
+            } else if rate_line.is_none() {
+                rate_line = Some(
+                    metric_lines
+                        .iter()
+                        .map(|l| l.trim_start_matches("bemula gate: "))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
+            }
+            lines.extend(metric_lines);
         }
         GateDecision {
             pass,
@@ -1287,7 +1401,7 @@ fn write_reports(
     nextest_run: Option<&str>,
     expected: &BTreeSet<String>,
     expectations: &Expectations,
-) -> Result<(), String> {
+) -> Result<Option<Summary>, String> {
     let dir = &settings.report_dir;
     if let Some(run) = nextest_run {
         // One process per test: leave this process's part; `bemula report DIR` assembles.
@@ -1307,6 +1421,7 @@ fn write_reports(
         };
         let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
         return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
+            .map(|_| None)
             .map_err(|e| e.to_string());
     }
     let mut summary = Summary::build(records, info.clone(), &settings.bootstrap);
@@ -1318,7 +1433,8 @@ fn write_reports(
         .map(|(n, o)| (n.clone(), o.seconds))
         .collect();
     let known = known_map(settings.expectations.as_deref(), expectations);
-    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())
+    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())?;
+    Ok(Some(summary))
 }
 
 fn known_map(path: Option<&Path>, expectations: &Expectations) -> BTreeMap<String, String> {
@@ -1753,6 +1869,7 @@ mod tests {
             min_rpr: Some((0.5, "--min-rpr".into())),
             expectations: Some(("expected.txt".into(), known)),
             allow_partial: false,
+            metrics: None,
         };
         let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
         let whole = report::Coverage::of(

@@ -25,6 +25,14 @@ pub struct Args {
     /// Gate: fail (exit status 1) unless the request pass rate is at least this fraction.
     #[arg(long, value_name = "RATE", value_parser = rate)]
     pub min_rpr: Option<f64>,
+    /// Gate: metric minimums as fractions, `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA,
+    /// AR, RPR, FA, UG, Score).
+    #[arg(long, value_name = "METRIC=MIN,...")]
+    pub min: Option<String>,
+    /// What `--min` compares: `point` (the point estimate) or `lower` (the lower end
+    /// of the 95% interval).
+    #[arg(long, default_value = "point", value_name = "point|lower")]
+    pub gate_on: crate::gate::GateOn,
     /// Gate: known failures; a failing request not listed fails the run.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -62,6 +70,12 @@ pub fn run(args: Args) -> CliResult {
             );
         }
     };
+    let metric_gate = args
+        .min
+        .as_deref()
+        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
+        .transpose()
+        .map_err(|e| format!("--min {e}"))?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::read_or_bless(path, args.bless)?),
         None => None,
@@ -120,10 +134,10 @@ pub fn run(args: Args) -> CliResult {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    if args.min_rpr.is_none() && expectations.is_none() {
+    if args.min_rpr.is_none() && metric_gate.is_none() && expectations.is_none() {
         if !coverage.is_complete() {
             eprintln!(
-                "bemula report: warning: {}; a gate (--min-rpr, --expectations) would fail on it",
+                "bemula report: warning: {}; a gate (--min-rpr, --min, --expectations) would fail on it",
                 coverage.line()
             );
         }
@@ -133,8 +147,9 @@ pub fn run(args: Args) -> CliResult {
         min_rpr: args.min_rpr.map(|m| (m, "--min-rpr".to_string())),
         expectations: args.expectations.clone().zip(expectations),
         allow_partial: args.allow_partial,
+        metrics: metric_gate,
     };
-    let decision = gate.decide(&outcomes, Some(&coverage));
+    let decision = gate.decide_with(&outcomes, Some(&coverage), Some(summary));
     for line in &decision.lines {
         println!("{line}");
     }

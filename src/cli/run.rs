@@ -76,6 +76,15 @@ pub struct Args {
     /// that are errors exceeds this fraction.
     #[arg(long, default_value_t = 0.0, value_name = "RATE")]
     pub max_error_rate: f64,
+    /// Gate: exit with status 1 (after writing the reports) unless every system meets
+    /// these metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA,
+    /// AR, RPR, FA, UG, Score).
+    #[arg(long, value_name = "METRIC=MIN,...")]
+    pub min: Option<String>,
+    /// What `--min` compares: `point` (the point estimate) or `lower` (the lower end
+    /// of the 95% interval).
+    #[arg(long, default_value = "point", value_name = "point|lower")]
+    pub gate_on: crate::gate::GateOn,
     /// Continue the interrupted run in `--out`: the same configuration is required;
     /// passes already in each system's journal are not run again.
     #[arg(long)]
@@ -184,6 +193,12 @@ pub fn run(args: Args) -> CliResult {
 
 async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
+    let metric_gate = args
+        .min
+        .as_deref()
+        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
+        .transpose()
+        .map_err(|e| format!("--min {e}"))?;
     // Before any work: the output directory must be writable, and ours alone.
     report::check_writable(&args.out)?;
     let _lock = report::DirLock::report_dir(&args.out)?;
@@ -301,6 +316,7 @@ async fn run_async(args: Args) -> CliResult {
     );
     let mut summaries = Vec::new();
     let mut dirs = Vec::new();
+    let mut gate_lines: Vec<String> = Vec::new();
     for (spec, dir_name, selected, jobs) in factories {
         let factory = selected.factory;
         let info = factory.info();
@@ -428,6 +444,23 @@ async fn run_async(args: Args) -> CliResult {
                 args.max_error_rate
             ));
         }
+        if let Some(gate) = &metric_gate {
+            let (ok, lines) = gate.check(&summary);
+            for line in lines {
+                gate_lines.push(format!(
+                    "{}: {}",
+                    crate::terminal::inline(&summary.config.system.name),
+                    line.trim_start_matches("bemula gate: ")
+                ));
+            }
+            if !ok {
+                failing.push(format!(
+                    "{}: below the metric gate --min {}",
+                    summary.config.system.name,
+                    gate.spec()
+                ));
+            }
+        }
         summaries.push((summary.config.system.name.clone(), summary));
         dirs.push(dir);
     }
@@ -470,6 +503,12 @@ async fn run_async(args: Args) -> CliResult {
         started.elapsed().as_secs_f64(),
         index.display()
     );
+    if !gate_lines.is_empty() {
+        println!();
+        for line in &gate_lines {
+            println!("bemula gate: {line}");
+        }
+    }
     if !failing.is_empty() {
         for line in &failing {
             eprintln!("bemula: {line}");

@@ -63,3 +63,145 @@ fn the_oracle_forget_dogfood_expects_only_f4_to_fail() {
         assert!(name.ends_with("::F4_inferential"), "{name} in {path}");
     }
 }
+
+fn reference(name: &str) -> bemula::report::Summary {
+    let path = format!(
+        "{}/reports/reference/lite/{name}/summary.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_metric_gate_judges_the_point_estimate_or_the_lower_end_and_says_so() {
+    use bemula::gate::{GateOn, MetricGate};
+    // wipe on Lite: FE 0.602 with the interval [0.500, 0.692].
+    let summary = reference("wipe");
+    let point = MetricGate::parse("fe=0.55", GateOn::Point, "--min").unwrap();
+    let (ok, lines) = point.check(&summary);
+    assert!(ok, "{lines:?}");
+    assert_eq!(
+        lines,
+        ["bemula gate: FE 0.602 [0.500, 0.692] >= --min FE=0.55 (point estimate): PASS"]
+    );
+    let lower = MetricGate {
+        on: GateOn::Lower,
+        ..point
+    };
+    let (ok, lines) = lower.check(&summary);
+    assert!(!ok, "{lines:?}");
+    assert!(
+        lines[0].contains("< --min FE=0.55 (lower end of the 95% interval): FAIL"),
+        "{lines:?}"
+    );
+    // Every metric must hold.
+    let both = MetricGate::parse("FE=0.3,Score=0.2", GateOn::Point, "BEMULA_MIN").unwrap();
+    let (ok, lines) = both.check(&summary);
+    assert!(!ok);
+    assert!(
+        lines[0].ends_with("PASS") && lines[1].contains("Score 0.162"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("BEMULA_MIN Score=0.2") && lines[1].ends_with("FAIL"));
+}
+
+#[test]
+fn malformed_metric_gates_are_errors_naming_the_bad_part() {
+    use bemula::gate::{GateOn, MetricGate};
+    for (spec, part) in [
+        (
+            "FE=0.3,Scroe=0.1",
+            "\"Scroe=0.1\": unknown metric \"Scroe\"",
+        ),
+        ("FE=30", "\"FE=30\": \"30\" is not a fraction"),
+        ("FE", "\"FE\": expected METRIC=FRACTION"),
+        ("FE=0.3,,AR=0.1", "an empty part"),
+        ("FE=0.3,fe=0.4", "FE is given twice"),
+    ] {
+        let err = MetricGate::parse(spec, GateOn::Point, "--min").unwrap_err();
+        assert!(err.contains(part), "{spec}: {err}");
+    }
+    assert!("upper".parse::<GateOn>().unwrap_err().contains("\"upper\""));
+}
+
+#[test]
+fn the_harness_reads_the_metric_gate_from_the_environment_and_names_bad_values() {
+    use bemula::harness::Harness;
+    let harness = |env: Vec<(&'static str, &'static str)>| {
+        Harness::from_fn("none", bemula::system::builtin::Null::default).env_source(move |name| {
+            env.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    };
+    let settings = harness(vec![
+        ("BEMULA_MIN", "Score=0.1"),
+        ("BEMULA_GATE_ON", "lower"),
+    ])
+    .settings()
+    .unwrap();
+    let gate = settings.min.unwrap();
+    assert_eq!(gate.spec(), "Score=0.1");
+    assert_eq!(gate.on, bemula::gate::GateOn::Lower);
+    assert_eq!(gate.source, "BEMULA_MIN");
+    let err = harness(vec![("BEMULA_MIN", "Score=lots")])
+        .settings()
+        .unwrap_err();
+    assert_eq!(err.name, "BEMULA_MIN");
+    assert!(
+        err.to_string().contains("\"lots\" is not a fraction"),
+        "{err}"
+    );
+    let err = harness(vec![("BEMULA_GATE_ON", "upper")])
+        .settings()
+        .unwrap_err();
+    assert_eq!(err.name, "BEMULA_GATE_ON");
+    let built = harness(vec![]).min("AR=0.2").settings().unwrap();
+    assert_eq!(built.min.unwrap().source, "min (--min)");
+}
+
+#[test]
+fn bemula_run_and_report_gate_on_metrics_with_the_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let out = out.to_str().unwrap();
+    let (code, stdout, _) = crate::bemula(&[
+        "run",
+        "--system",
+        "null",
+        "--bootstrap",
+        "100",
+        "--out",
+        out,
+        "--min",
+        "RA=0.5",
+    ]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "bemula gate: null: RA 0.000 [0.000, 0.000] < --min RA=0.5 (point estimate): FAIL"
+        ),
+        "{stdout}"
+    );
+    let part = format!("{out}/null");
+    let merged = dir.path().join("merged");
+    let merged = merged.to_str().unwrap();
+    let (code, stdout, stderr) = crate::bemula(&[
+        "report",
+        &part,
+        "--out",
+        merged,
+        "--bootstrap",
+        "100",
+        "--min",
+        "RA=0",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("RA 0.000 [0.000, 0.000] >= --min RA=0 (point estimate): PASS"));
+    let (code, _, stderr) = crate::bemula(&["report", &part, "--out", merged, "--min", "RA=2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("\"RA=2\": \"2\" is not a fraction"),
+        "{stderr}"
+    );
+}
