@@ -205,3 +205,132 @@ fn bemula_run_and_report_gate_on_metrics_with_the_exit_status() {
         "{stderr}"
     );
 }
+
+/// The reference reports of one set, in the order `bemula run` lists the systems.
+fn references(set: &str) -> Vec<(String, bemula::report::Summary)> {
+    bemula::system::builtin::NAMES
+        .iter()
+        .map(|name| {
+            let path = format!(
+                "{}/reports/reference/{set}/{name}/summary.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            (name.to_string(), serde_json::from_slice(&bytes).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_quotes_the_reference_figures() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for set in ["lite", "full"] {
+        let summaries = references(set);
+        let rows: Vec<(String, &bemula::report::Summary)> =
+            summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
+        let table = bemula::report::render_table(&rows);
+        for line in table.lines().skip(2) {
+            assert!(
+                readme.contains(line),
+                "README.md does not quote this row of reports/reference/{set}/ (regenerate the README's table from a run):\n{line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_reference_systems_reproduce_their_pinned_figures_on_lite() {
+    use bemula::run::{RunConfig, Runner};
+    use std::sync::Arc;
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        lite: true,
+        ..bemula::generate::GenConfig::default()
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    for (name, pinned) in references("lite") {
+        assert_eq!(
+            dataset.checksum, pinned.config.dataset_checksum,
+            "reports/reference/lite/{name} was made from other data"
+        );
+        let runner = Runner::new(
+            bemula::system::builtin::factory(&name).unwrap(),
+            Arc::new(bemula::oracle::Oracle::new()),
+            Arc::new(bemula::judge::rule::RuleJudge),
+            RunConfig {
+                jobs: 2,
+                ..RunConfig::default()
+            },
+        );
+        let records = runtime.block_on(runner.run_all(&dataset.instances));
+        let metrics = bemula::metrics::compute(&records);
+        // Exact: the runs are deterministic, and the pinned file keeps every digit of
+        // an f64 (compared as text: parsing may round the last digit).
+        let path = format!(
+            "{}/reports/reference/lite/{name}/summary.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let block = text
+            .split("\"metrics\": {")
+            .nth(1)
+            .and_then(|rest| rest.split('}').next())
+            .unwrap_or_else(|| panic!("{path}: no metrics object"));
+        let pinned_lines: Vec<String> = block
+            .lines()
+            .map(|l| l.trim().trim_end_matches(',').to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        let measured: Vec<String> = bemula::metrics::MetricSet::KEYS
+            .iter()
+            .zip(metrics.values())
+            .map(|(k, v)| format!("\"{k}\": {}", serde_json::to_string(&v).unwrap()))
+            .collect();
+        assert_eq!(
+            measured, pinned_lines,
+            "{name}: the metrics differ from {path} (regenerate the reference reports if the change is intended)"
+        );
+        let passed = bemula::metrics::request_outcomes(&records)
+            .iter()
+            .filter(|o| o.passed)
+            .count();
+        assert_eq!(passed, pinned.passed().0, "{name}");
+        assert_eq!(
+            bemula::metrics::counts(&records),
+            pinned.counts,
+            "{name}: record counts"
+        );
+    }
+}
+
+#[test]
+fn compare_prints_whole_system_names_in_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        "null",
+        "--system",
+        "scoped-forget",
+        "--bootstrap",
+        "10",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = crate::bemula(&[
+        "compare",
+        &format!("{out}/null"),
+        &format!("{out}/scoped-forget"),
+        "--bootstrap",
+        "10",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let header = stdout.lines().find(|l| l.starts_with("metric")).unwrap();
+    assert!(header.contains(" scoped-forget "), "{header}");
+}
