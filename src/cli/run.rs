@@ -434,6 +434,17 @@ async fn run_async(args: Args) -> CliResult {
         );
         let counts = &summary.counts;
         let share = counts.errors as f64 / counts.records.max(1) as f64;
+        if counts.errors > 0 {
+            eprintln!(
+                "bemula: {}: {} of {} records are errors; the first of each kind:",
+                crate::terminal::inline(&summary.config.system.name),
+                counts.errors,
+                counts.records
+            );
+            for line in summary.error_lines(5) {
+                eprintln!("bemula:   {line}");
+            }
+        }
         if share > args.max_error_rate {
             failing.push(format!(
                 "{}: {} of {} records are errors ({:.1}%, above --max-error-rate {})",

@@ -134,6 +134,13 @@ pub fn render_markdown(summary: &Summary) -> String {
             k.errors, k.unscored
         );
     }
+    if !summary.errors.is_empty() {
+        let _ = writeln!(out, "First error message of each kind:\n");
+        for line in summary.error_lines(usize::MAX) {
+            let _ = writeln!(out, "- {}", line.replace('`', "'"));
+        }
+        let _ = writeln!(out);
+    }
     let _ = writeln!(
         out,
         "## Metrics (percent, 95% cluster-bootstrap intervals over instances, {} resamples)\n",

@@ -334,3 +334,72 @@ fn compare_prints_whole_system_names_in_its_header() {
     let header = stdout.lines().find(|l| l.starts_with("metric")).unwrap();
     assert!(header.contains(" scoped-forget "), "{header}");
 }
+
+/// Fails every query with a timeout and stores nothing.
+struct Broken;
+
+impl bemula::system::MemorySystem for Broken {
+    fn reset(&mut self, _: &bemula::system::Namespace) -> bemula::system::SystemResult<()> {
+        Ok(())
+    }
+    fn observe(
+        &mut self,
+        _: &bemula::system::Namespace,
+        _: &bemula::system::TurnInput,
+    ) -> bemula::system::SystemResult<()> {
+        Ok(())
+    }
+    fn query(
+        &mut self,
+        _: &bemula::system::Namespace,
+        _: &str,
+    ) -> bemula::system::SystemResult<bemula::system::Reply> {
+        Err(bemula::system::SystemError::new(
+            bemula::system::ErrorKind::Timeout,
+            "no reply within 30 s",
+        ))
+    }
+}
+
+#[test]
+fn summaries_show_the_first_error_message_of_each_kind() {
+    use bemula::run::{RunConfig, Runner};
+    use std::sync::Arc;
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        lite: true,
+        ..bemula::generate::GenConfig::default()
+    });
+    let instances = &dataset.instances[..1];
+    let runner = Runner::new(
+        Arc::new(bemula::system::FnFactory::new("broken", || Broken)),
+        Arc::new(bemula::oracle::Oracle::new()),
+        Arc::new(bemula::judge::rule::RuleJudge),
+        RunConfig::default(),
+    );
+    let records = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(runner.run_all(instances));
+    let summary = bemula::report::Summary::build(
+        &records,
+        bemula::report::RunInfo::default(),
+        &bemula::metrics::BootstrapConfig {
+            resamples: 0,
+            ..Default::default()
+        },
+    );
+    assert_eq!(summary.errors.len(), 1, "{:?}", summary.errors);
+    assert_eq!(summary.errors[0].kind, "timeout");
+    assert_eq!(summary.errors[0].count, records.len());
+    let lines = summary.error_lines(3);
+    assert!(
+        lines[0].starts_with(&format!("timeout ({} records), first at ", records.len())),
+        "{lines:?}"
+    );
+    assert!(lines[0].ends_with("no reply within 30 s"), "{lines:?}");
+    let markdown = bemula::report::render_markdown(&summary);
+    assert!(
+        markdown.contains("First error message of each kind"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("no reply within 30 s"), "{markdown}");
+}
