@@ -88,6 +88,9 @@ pub enum DataSource {
 /// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
 /// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
+/// | `BEMULA_BASELINE` | regression gate: a blessed baseline's report directory |
+/// | `BEMULA_MAX_DROP` | tolerated drops against the baseline, `Score=0.02` (default) |
+/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating |
 /// | `BEMULA_GATE_ON` | what `BEMULA_MIN` compares: `point` (estimate, default) or `lower` (end of the 95% interval) |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
 /// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
@@ -108,6 +111,12 @@ pub struct Settings {
     /// Gate on metric minimums (`BEMULA_MIN`, `BEMULA_GATE_ON`, or the builder's
     /// [`Harness::min`] and [`Harness::gate_on`]).
     pub min: Option<MetricGate>,
+    /// Regression gate against a blessed baseline (`BEMULA_BASELINE`,
+    /// `BEMULA_MAX_DROP`, or [`Harness::baseline`] and [`Harness::max_drop`]).
+    pub regression: Option<crate::gate::RegressionGate>,
+    /// Write this run's reports as the baseline instead of gating on it
+    /// (`BEMULA_BLESS_BASELINE=1`).
+    pub bless_baseline: bool,
     /// Expectations file.
     pub expectations: Option<PathBuf>,
     /// Rewrite the expectations file.
@@ -147,6 +156,8 @@ pub struct Harness {
     min_rpr: Option<f64>,
     min: Option<String>,
     gate_on: GateOn,
+    baseline: Option<PathBuf>,
+    max_drop: Option<String>,
     expectations: Option<PathBuf>,
     report_dir: Option<PathBuf>,
     judge: Arc<dyn Judge>,
@@ -208,6 +219,8 @@ impl Harness {
             min_rpr: None,
             min: None,
             gate_on: GateOn::Point,
+            baseline: None,
+            max_drop: None,
             expectations: None,
             report_dir: None,
             judge: Arc::new(RuleJudge),
@@ -276,6 +289,20 @@ impl Harness {
     /// of the 95% interval; `BEMULA_GATE_ON=point|lower` overrides.
     pub fn gate_on(mut self, on: GateOn) -> Harness {
         self.gate_on = on;
+        self
+    }
+
+    /// Regression gate: the blessed baseline's report directory (`BEMULA_BASELINE`
+    /// overrides); see [`crate::gate::RegressionGate`].
+    pub fn baseline(mut self, dir: impl Into<PathBuf>) -> Harness {
+        self.baseline = Some(dir.into());
+        self
+    }
+
+    /// Tolerated drops against the baseline, `Score=0.02` (the default);
+    /// `BEMULA_MAX_DROP` overrides.
+    pub fn max_drop(mut self, spec: impl Into<String>) -> Harness {
+        self.max_drop = Some(spec.into());
         self
     }
 
@@ -435,6 +462,36 @@ impl Harness {
                     }
                 })?),
             };
+        let baseline = env("BEMULA_BASELINE")
+            .map(PathBuf::from)
+            .or_else(|| self.baseline.clone());
+        let (drop_name, drop_spec) = match env("BEMULA_MAX_DROP") {
+            Some(v) => ("BEMULA_MAX_DROP", v),
+            None => (
+                "max_drop (--max-drop)",
+                self.max_drop.clone().unwrap_or_else(|| "Score=0.02".into()),
+            ),
+        };
+        let regression = match &baseline {
+            None => None,
+            Some(dir) => Some(
+                crate::gate::RegressionGate::parse(dir, &drop_spec, self.bootstrap).map_err(
+                    |reason| SettingsError {
+                        name: drop_name.into(),
+                        value: drop_spec.clone(),
+                        reason,
+                    },
+                )?,
+            ),
+        };
+        let bless_baseline = flag("BEMULA_BLESS_BASELINE", false)?;
+        if bless_baseline && baseline.is_none() {
+            return Err(SettingsError {
+                name: "BEMULA_BLESS_BASELINE".into(),
+                value: env("BEMULA_BLESS_BASELINE").unwrap_or_default(),
+                reason: "there is no baseline directory to write: set BEMULA_BASELINE or Harness::baseline".into(),
+            });
+        }
         let expectations = env("BEMULA_EXPECTATIONS")
             .map(PathBuf::from)
             .or_else(|| self.expectations.clone());
@@ -456,6 +513,8 @@ impl Harness {
             min_rpr,
             min_rpr_source: min_rpr_source.into(),
             min,
+            regression,
+            bless_baseline,
             expectations,
             bless,
             report_dir,
@@ -673,8 +732,10 @@ impl Harness {
         let parts = nextest_run.clone();
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by
         // `bemula report`, and a process fails its test only for a regression.
-        let deferred_gate =
-            parts.is_some() && (settings.min_rpr.is_some() || settings.min.is_some());
+        let deferred_gate = parts.is_some()
+            && (settings.min_rpr.is_some()
+                || settings.min.is_some()
+                || settings.regression.is_some());
         let expectations_source = settings
             .expectations
             .as_ref()
@@ -717,6 +778,17 @@ impl Harness {
                     if gate.on == GateOn::Lower {
                         flags.push_str(" --gate-on lower");
                     }
+                }
+                if let Some(gate) = &settings.regression {
+                    flags.push_str(&format!(
+                        " --baseline {} --max-drop {}",
+                        gate.baseline.display(),
+                        gate.max_drop
+                            .iter()
+                            .map(|m| format!("{}={}", m.metric, m.min))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ));
                 }
                 format!(
                     "the metric gates are applied by `bemula report {}{flags}`",
@@ -796,7 +868,38 @@ impl Harness {
         if !outcomes.is_empty() && parts.is_none() {
             eprintln!("bemula: reports in {}", settings.report_dir.display());
         }
-        if settings.min_rpr.is_none() && settings.min.is_none() && settings.expectations.is_none() {
+        if settings.bless_baseline
+            && let Some(gate) = &settings.regression
+        {
+            if parts.is_some() {
+                println!(
+                    "bemula: under cargo-nextest the baseline is blessed from the merged run: `bemula report {} --out MERGED` then `bemula bless-baseline MERGED {}`",
+                    settings.report_dir.display(),
+                    gate.baseline.display()
+                );
+                return Ok(conclusion.exit_code());
+            }
+            eprintln!(
+                "{}",
+                crate::gate::bless_baseline(&settings.report_dir, &gate.baseline)?
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut regression_lines: Vec<String> = Vec::new();
+        let mut regression_pass = true;
+        if let (Some(gate), Some(summary)) = (
+            settings.regression.as_ref().filter(|_| !deferred_gate),
+            summary.as_ref(),
+        ) {
+            let (ok, lines) = gate.check(summary, &records)?;
+            regression_pass = ok;
+            regression_lines = lines;
+        }
+        if settings.min_rpr.is_none()
+            && settings.min.is_none()
+            && settings.regression.is_none()
+            && settings.expectations.is_none()
+        {
             return Ok(conclusion.exit_code());
         }
         let gate = Gate {
@@ -819,11 +922,30 @@ impl Harness {
             },
         };
         let coverage = report::Coverage::of(&expected, &passed_by_name.keys().cloned().collect());
-        let decision = gate.decide_with(
+        let mut decision = gate.decide_with(
             &passed_by_name,
             parts.is_none().then_some(&coverage),
             summary.as_ref(),
         );
+        if !regression_pass {
+            decision.pass = false;
+            decision.failed_because.get_or_insert_with(|| {
+                regression_lines
+                    .iter()
+                    .find(|l| l.contains(": FAIL"))
+                    .cloned()
+                    .unwrap_or_default()
+            });
+        } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
+            decision.rate_line = Some(
+                regression_lines
+                    .iter()
+                    .map(|l| l.trim_start_matches("bemula gate: "))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        decision.lines.extend(regression_lines);
         for line in &decision.lines {
             eprintln!("{line}");
         }

@@ -33,6 +33,20 @@ pub struct Args {
     /// of the 95% interval).
     #[arg(long, default_value = "point", value_name = "point|lower")]
     pub gate_on: crate::gate::GateOn,
+    /// Regression gate: the blessed baseline's report directory (write one with
+    /// `bemula bless-baseline`). Fails when a metric of `--max-drop` fell by more than
+    /// its tolerance with 95% confidence (paired cluster bootstrap, as `bemula
+    /// compare`). The baseline must be of the same data, judge and answerer.
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
+    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
+    #[arg(
+        long,
+        value_name = "METRIC=DROP,...",
+        default_value = "Score=0.02",
+        requires = "baseline"
+    )]
+    pub max_drop: String,
     /// Gate: known failures; a failing request not listed fails the run.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -76,6 +90,22 @@ pub fn run(args: Args) -> CliResult {
         .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
         .transpose()
         .map_err(|e| format!("--min {e}"))?;
+    let regression = args
+        .baseline
+        .as_ref()
+        .map(|dir| {
+            crate::gate::RegressionGate::parse(
+                dir,
+                &args.max_drop,
+                BootstrapConfig {
+                    resamples: args.bootstrap,
+                    seed: args.bootstrap_seed,
+                    ..BootstrapConfig::default()
+                },
+            )
+        })
+        .transpose()
+        .map_err(|e| format!("--max-drop {e}"))?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::read_or_bless(path, args.bless)?),
         None => None,
@@ -134,7 +164,18 @@ pub fn run(args: Args) -> CliResult {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    if args.min_rpr.is_none() && metric_gate.is_none() && expectations.is_none() {
+    let mut regression_lines = Vec::new();
+    let mut regression_pass = true;
+    if let Some(gate) = &regression {
+        let (ok, lines) = gate.check(summary, &assembled.records)?;
+        regression_pass = ok;
+        regression_lines = lines;
+    }
+    if args.min_rpr.is_none()
+        && metric_gate.is_none()
+        && expectations.is_none()
+        && regression.is_none()
+    {
         if !coverage.is_complete() {
             eprintln!(
                 "bemula report: warning: {}; a gate (--min-rpr, --min, --expectations) would fail on it",
@@ -149,8 +190,26 @@ pub fn run(args: Args) -> CliResult {
         allow_partial: args.allow_partial,
         metrics: metric_gate,
     };
-    let decision = gate.decide_with(&outcomes, Some(&coverage), Some(summary));
-    for line in &decision.lines {
+    let mut decision = gate.decide_with(&outcomes, Some(&coverage), Some(summary));
+    if !regression_pass {
+        decision.pass = false;
+        decision.failed_because.get_or_insert_with(|| {
+            regression_lines
+                .iter()
+                .find(|l| l.contains(": FAIL"))
+                .cloned()
+                .unwrap_or_default()
+        });
+    } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
+        decision.rate_line = Some(
+            regression_lines
+                .iter()
+                .map(|l| l.trim_start_matches("bemula gate: "))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+    }
+    for line in decision.lines.iter().chain(&regression_lines) {
         println!("{line}");
     }
     println!("{}", decision.closing_line(0));

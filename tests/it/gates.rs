@@ -403,3 +403,143 @@ fn summaries_show_the_first_error_message_of_each_kind() {
     );
     assert!(markdown.contains("no reply within 30 s"), "{markdown}");
 }
+
+#[test]
+fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
+    // "Before": the positive control; "after" a change that forgets everything.
+    let (code, _, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        "oracle-forget",
+        "--system",
+        "oracle-wipe",
+        "--bootstrap",
+        "10",
+        "--out",
+        &at("run"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) =
+        crate::bemula(&["bless-baseline", &at("run/oracle-forget"), &at("baseline")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("blessed"), "{stdout}");
+
+    let (code, stdout, stderr) = crate::bemula(&[
+        "report",
+        &at("run/oracle-forget"),
+        "--out",
+        &at("same"),
+        "--bootstrap",
+        "200",
+        "--baseline",
+        &at("baseline"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("Score 0.961 against baseline 0.961: difference +0.000 [+0.000, +0.000] (paired 95% interval), --max-drop Score=0.02: PASS"),
+        "{stdout}"
+    );
+
+    let (code, stdout, stderr) = crate::bemula(&[
+        "report",
+        &at("run/oracle-wipe"),
+        "--out",
+        &at("worse"),
+        "--bootstrap",
+        "200",
+        "--baseline",
+        &at("baseline"),
+        "--max-drop",
+        "Score=0.02",
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("bemula gate: Score"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("Score 0.000 against baseline 0.961: difference -0.961 ["),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("FAIL (worse by more than 0.02 with 95% confidence)"),
+        "{line}"
+    );
+    assert!(
+        stdout.contains("bemula gate: FAILED (exit status 1)"),
+        "{stdout}"
+    );
+
+    let (code, _, stderr) = crate::bemula(&[
+        "report",
+        &at("run/oracle-wipe"),
+        "--out",
+        &at("bad"),
+        "--baseline",
+        &at("baseline"),
+        "--max-drop",
+        "Score=lots",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("\"Score=lots\""), "{stderr}");
+}
+
+#[test]
+fn a_baseline_of_other_data_or_another_judge_is_refused_naming_the_difference() {
+    let base = bemula::report::RunInfo {
+        dataset: "generated (lite)".into(),
+        dataset_checksum: "aaa".into(),
+        judge: "rule".into(),
+        answerer: "oracle".into(),
+        ..Default::default()
+    };
+    assert!(bemula::gate::baseline_differences(&base, &base).is_empty());
+    let other = bemula::report::RunInfo {
+        dataset_checksum: "bbb".into(),
+        judge: "llm:m".into(),
+        ..base.clone()
+    };
+    let differences = bemula::gate::baseline_differences(&base, &other);
+    assert_eq!(
+        differences,
+        [
+            "dataset checksum: baseline \"aaa\", this run \"bbb\"",
+            "judge: baseline \"rule\", this run \"llm:m\""
+        ]
+    );
+}
+
+#[test]
+fn the_harness_reads_the_regression_gate_from_the_environment() {
+    use bemula::harness::Harness;
+    let harness = |env: Vec<(&'static str, &'static str)>| {
+        Harness::from_fn("none", bemula::system::builtin::Null::default).env_source(move |name| {
+            env.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    };
+    let settings = harness(vec![("BEMULA_BASELINE", "ci/baseline")])
+        .settings()
+        .unwrap();
+    let gate = settings.regression.unwrap();
+    assert_eq!(gate.baseline, std::path::PathBuf::from("ci/baseline"));
+    assert_eq!(gate.max_drop[0].metric, "Score");
+    assert_eq!(gate.max_drop[0].min, 0.02);
+    assert!(!settings.bless_baseline);
+    let err = harness(vec![
+        ("BEMULA_BASELINE", "b"),
+        ("BEMULA_MAX_DROP", "Scor=0.1"),
+    ])
+    .settings()
+    .unwrap_err();
+    assert_eq!(err.name, "BEMULA_MAX_DROP");
+    assert!(err.to_string().contains("unknown metric \"Scor\""), "{err}");
+    let err = harness(vec![("BEMULA_BLESS_BASELINE", "1")])
+        .settings()
+        .unwrap_err();
+    assert_eq!(err.name, "BEMULA_BLESS_BASELINE");
+    assert!(harness(vec![]).settings().unwrap().regression.is_none());
+}
