@@ -619,7 +619,13 @@ impl Harness {
             Some(_) => None,
             None => {
                 report::check_writable(&settings.report_dir).map_err(|e| e.to_string())?;
-                Some(report::DirLock::report_dir(&settings.report_dir).map_err(|e| e.to_string())?)
+                Some(
+                    report::DirLock::report_dir_of(
+                        &settings.report_dir,
+                        "BEMULA_REPORT_DIR (--report-dir of `bemula test`)",
+                    )
+                    .map_err(|e| e.to_string())?,
+                )
             }
         };
         if selected.is_empty() {

@@ -261,7 +261,6 @@ async fn run_async(args: Args) -> CliResult {
         systems,
         complete: false,
     };
-    write_marker(&marker_path, &marker)?;
     let llm = llm_context(&args);
     let judge = select::judge(&args.judge, &llm).await?;
     let answerer = select::answerer(&args.answerer, &llm).await?;
@@ -285,6 +284,8 @@ async fn run_async(args: Args) -> CliResult {
         }
         factories.push((spec.clone(), dir.clone(), selected, jobs));
     }
+    // Written once every system is known: a bad spec leaves no unfinished run behind.
+    write_marker(&marker_path, &marker)?;
     let mut failing = Vec::new();
     let bootstrap = BootstrapConfig {
         resamples: args.bootstrap,

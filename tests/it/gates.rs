@@ -543,3 +543,51 @@ fn the_harness_reads_the_regression_gate_from_the_environment() {
     assert_eq!(err.name, "BEMULA_BLESS_BASELINE");
     assert!(harness(vec![]).settings().unwrap().regression.is_none());
 }
+
+#[test]
+fn a_bad_system_spec_leaves_no_unfinished_run_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, _, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        "no-such-system",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("unknown system \"no-such-system\""),
+        "{stderr}"
+    );
+    assert!(!out.join("run.json").exists(), "a run marker was written");
+    let (_, _, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        "null",
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!stderr.contains("--resume"), "{stderr}");
+}
+
+#[test]
+fn the_harness_lock_error_names_the_harness_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let _held = bemula::report::DirLock::report_dir(dir.path()).unwrap();
+    let (code, _, stderr) = crate::bemula(&[
+        "test",
+        "--system",
+        "null",
+        "--report-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("choose another with BEMULA_REPORT_DIR"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--out"), "{stderr}");
+}
