@@ -872,6 +872,13 @@ impl Harness {
             return Ok(ExitCode::SUCCESS);
         }
         if !outcomes.is_empty() && parts.is_none() {
+            if let Some(summary) = &summary {
+                // The metrics on the console, as `bemula run` prints them.
+                eprint!(
+                    "\n{}",
+                    report::render_table(&[(summary.config.system.name.clone(), summary)])
+                );
+            }
             eprintln!("bemula: reports in {}", settings.report_dir.display());
         }
         if settings.bless_baseline

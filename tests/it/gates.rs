@@ -591,3 +591,27 @@ fn the_harness_lock_error_names_the_harness_setting() {
     );
     assert!(!stderr.contains("--out"), "{stderr}");
 }
+
+#[test]
+fn the_harness_prints_the_metrics_on_the_console() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = crate::bemula(&[
+        "test",
+        "--system",
+        "null",
+        "--report-dir",
+        dir.path().to_str().unwrap(),
+        "--",
+        "short_001",
+    ]);
+    assert_eq!(code, 101, "{stderr}");
+    let header = stderr
+        .lines()
+        .find(|l| l.starts_with("system "))
+        .unwrap_or_else(|| panic!("no metrics table: {stderr}"));
+    assert!(
+        header.contains("RA") && header.contains("Score"),
+        "{header}"
+    );
+    assert!(stderr.lines().any(|l| l.starts_with("null ")), "{stderr}");
+}
