@@ -615,3 +615,28 @@ fn the_harness_prints_the_metrics_on_the_console() {
     );
     assert!(stderr.lines().any(|l| l.starts_with("null ")), "{stderr}");
 }
+
+#[test]
+fn junit_counts_the_skipped_known_failures_on_its_testsuite() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("known.txt");
+    std::fs::write(&list, "short_001::r1::F1_factual\n").unwrap();
+    let reports = dir.path().join("reports");
+    let (code, _, stderr) = crate::bemula(&[
+        "test",
+        "--system",
+        "null",
+        "--report-dir",
+        reports.to_str().unwrap(),
+        "--expectations",
+        list.to_str().unwrap(),
+        "--",
+        "short_001",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let xml = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
+    let suite = &xml[xml.find("<testsuite ").unwrap()..];
+    let suite = &suite[..suite.find('>').unwrap()];
+    assert!(suite.contains("skipped=\"1\""), "{suite}");
+    assert!(suite.contains("tests=\"1\""), "{suite}");
+}
