@@ -824,7 +824,7 @@ impl Harness {
             .map(|o| o.clone())
             .unwrap_or_default();
         let records = shared.records();
-        let info = RunInfo {
+        let mut info = RunInfo {
             system: factory.info(),
             judge: self.judge.name(),
             answerer: self.answerer.name(),
@@ -836,6 +836,22 @@ impl Harness {
             },
             ..RunInfo::default()
         };
+        if parts.is_none() && selected_names.len() < all_names.len() {
+            // A filtered run says so in its reports.
+            info.extra.insert(
+                "selection".into(),
+                format!(
+                    "filtered run: {} of the {} requests{}",
+                    selected_names.len(),
+                    all_names.len(),
+                    args.filter
+                        .as_deref()
+                        .map(|f| format!(" (filter {f:?})"))
+                        .unwrap_or_default()
+                )
+                .into(),
+            );
+        }
         // What the run was expected to cover: under nextest, the whole dataset (each
         // process runs one request of it); otherwise the filter's selection.
         let expected = if parts.is_some() {

@@ -120,6 +120,9 @@ pub fn render_markdown(summary: &Summary) -> String {
         "- dataset: {} (sha256 `{}`)",
         c.dataset, c.dataset_checksum
     );
+    if let Some(selection) = c.extra.get("selection").and_then(|v| v.as_str()) {
+        let _ = writeln!(out, "- selection: **{selection}**");
+    }
     let _ = writeln!(out, "- requests passed: **{passed} of {total}**");
     let k = &summary.counts;
     let _ = writeln!(

@@ -640,3 +640,24 @@ fn junit_counts_the_skipped_known_failures_on_its_testsuite() {
     assert!(suite.contains("skipped=\"1\""), "{suite}");
     assert!(suite.contains("tests=\"1\""), "{suite}");
 }
+
+#[test]
+fn a_filtered_run_says_so_in_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, stderr) = crate::bemula(&[
+        "test",
+        "--system",
+        "null",
+        "--report-dir",
+        dir.path().to_str().unwrap(),
+        "--",
+        "short_001",
+    ]);
+    let markdown = std::fs::read_to_string(dir.path().join("summary.md"))
+        .unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert!(
+        markdown
+            .contains("- selection: **filtered run: 1 of the 63 requests (filter \"short_001\")**"),
+        "{markdown}"
+    );
+}
