@@ -22,8 +22,9 @@ use std::time::Instant;
 pub struct Args {
     /// System to evaluate: a built-in name (null, transcript, naive-rag, wipe,
     /// scoped-forget), `full-context:MODEL` (needs an LLM endpoint), `cmd:COMMAND LINE`
-    /// for a stdio adapter, or an `http://` URL for an HTTP adapter. Repeat for
-    /// several; default: every built-in system.
+    /// for a stdio adapter, or an `http://` URL for an HTTP adapter, or an instrument
+    /// that reads the dataset (`oracle-forget`, the positive control; `oracle-wipe`).
+    /// Repeat for several; default: every built-in system (no instrument).
     #[arg(long = "system", value_name = "SYSTEM")]
     pub systems: Vec<String>,
     /// A dataset directory (or one instance file) in the Bemula format. Default: the
