@@ -36,6 +36,7 @@
 
 use crate::answer::Answerer;
 use crate::dataset::{Dataset, Instance};
+pub use crate::gate::{GateOn, MetricGate};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
@@ -86,6 +87,11 @@ pub enum DataSource {
 /// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2` |
 /// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default) |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
+/// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
+/// | `BEMULA_BASELINE` | regression gate: a blessed baseline's report directory |
+/// | `BEMULA_MAX_DROP` | tolerated drops against the baseline, `Score=0.02` (default) |
+/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating |
+/// | `BEMULA_GATE_ON` | what `BEMULA_MIN` compares: `point` (estimate, default) or `lower` (end of the 95% interval) |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
 /// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
@@ -102,6 +108,15 @@ pub struct Settings {
     /// Where the pass-rate gate came from: `BEMULA_MIN_RPR`, or the builder's
     /// `min_rpr` (`--min-rpr` of `bemula test`).
     pub min_rpr_source: String,
+    /// Gate on metric minimums (`BEMULA_MIN`, `BEMULA_GATE_ON`, or the builder's
+    /// [`Harness::min`] and [`Harness::gate_on`]).
+    pub min: Option<MetricGate>,
+    /// Regression gate against a blessed baseline (`BEMULA_BASELINE`,
+    /// `BEMULA_MAX_DROP`, or [`Harness::baseline`] and [`Harness::max_drop`]).
+    pub regression: Option<crate::gate::RegressionGate>,
+    /// Write this run's reports as the baseline instead of gating on it
+    /// (`BEMULA_BLESS_BASELINE=1`).
+    pub bless_baseline: bool,
     /// Expectations file.
     pub expectations: Option<PathBuf>,
     /// Rewrite the expectations file.
@@ -139,6 +154,10 @@ pub struct Harness {
     generator: generate::Generator,
     phrasing: generate::Phrasing,
     min_rpr: Option<f64>,
+    min: Option<String>,
+    gate_on: GateOn,
+    baseline: Option<PathBuf>,
+    max_drop: Option<String>,
     expectations: Option<PathBuf>,
     report_dir: Option<PathBuf>,
     judge: Arc<dyn Judge>,
@@ -173,6 +192,14 @@ impl Harness {
         Harness::from_source(FactorySource::Remote(client))
     }
 
+    /// A harness for a measuring instrument that reads the dataset it is evaluated on:
+    /// `oracle-forget` (the positive control) or `oracle-wipe` (the degenerate
+    /// control); see [`crate::system::builtin::instrument`]. Another name is an error
+    /// when the harness runs.
+    pub fn instrument(name: impl Into<String>) -> Harness {
+        Harness::from_source(FactorySource::Instrument(name.into()))
+    }
+
     /// Runs the harness's async work on `runtime` (one the factory's clients already
     /// live on) instead of a runtime of its own.
     pub fn runtime(mut self, runtime: tokio::runtime::Runtime) -> Harness {
@@ -190,6 +217,10 @@ impl Harness {
             generator: generate::Generator::default(),
             phrasing: generate::Phrasing::default(),
             min_rpr: None,
+            min: None,
+            gate_on: GateOn::Point,
+            baseline: None,
+            max_drop: None,
             expectations: None,
             report_dir: None,
             judge: Arc::new(RuleJudge),
@@ -246,6 +277,36 @@ impl Harness {
     }
 
     /// Reads known failures from an expectations file.
+    /// Gate on metric minimums, `FE=0.3,Score=0.1` (fractions; see
+    /// [`MetricGate::parse`]); `BEMULA_MIN` overrides. A malformed value is an error
+    /// naming the bad part when the harness runs.
+    pub fn min(mut self, spec: impl Into<String>) -> Harness {
+        self.min = Some(spec.into());
+        self
+    }
+
+    /// What the metric gate compares: the point estimate (default) or the lower end
+    /// of the 95% interval; `BEMULA_GATE_ON=point|lower` overrides.
+    pub fn gate_on(mut self, on: GateOn) -> Harness {
+        self.gate_on = on;
+        self
+    }
+
+    /// Regression gate: the blessed baseline's report directory (`BEMULA_BASELINE`
+    /// overrides); see [`crate::gate::RegressionGate`].
+    pub fn baseline(mut self, dir: impl Into<PathBuf>) -> Harness {
+        self.baseline = Some(dir.into());
+        self
+    }
+
+    /// Tolerated drops against the baseline, `Score=0.02` (the default);
+    /// `BEMULA_MAX_DROP` overrides.
+    pub fn max_drop(mut self, spec: impl Into<String>) -> Harness {
+        self.max_drop = Some(spec.into());
+        self
+    }
+
+    /// The expectations file of known failures.
     pub fn expectations(mut self, path: impl Into<PathBuf>) -> Harness {
         self.expectations = Some(path.into());
         self
@@ -378,6 +439,59 @@ impl Harness {
                 reason: "expected a fraction in [0, 1]".into(),
             });
         }
+        let gate_on = match env("BEMULA_GATE_ON") {
+            None => self.gate_on,
+            Some(v) => v.parse().map_err(|reason| SettingsError {
+                name: "BEMULA_GATE_ON".into(),
+                value: v.clone(),
+                reason,
+            })?,
+        };
+        let (min_name, min_spec) = match env("BEMULA_MIN") {
+            Some(v) => ("BEMULA_MIN", Some(v)),
+            None => ("min (--min)", self.min.clone()),
+        };
+        let min =
+            match min_spec {
+                None => None,
+                Some(v) => Some(MetricGate::parse(&v, gate_on, min_name).map_err(|reason| {
+                    SettingsError {
+                        name: min_name.into(),
+                        value: v.clone(),
+                        reason,
+                    }
+                })?),
+            };
+        let baseline = env("BEMULA_BASELINE")
+            .map(PathBuf::from)
+            .or_else(|| self.baseline.clone());
+        let (drop_name, drop_spec) = match env("BEMULA_MAX_DROP") {
+            Some(v) => ("BEMULA_MAX_DROP", v),
+            None => (
+                "max_drop (--max-drop)",
+                self.max_drop.clone().unwrap_or_else(|| "Score=0.02".into()),
+            ),
+        };
+        let regression = match &baseline {
+            None => None,
+            Some(dir) => Some(
+                crate::gate::RegressionGate::parse(dir, &drop_spec, self.bootstrap).map_err(
+                    |reason| SettingsError {
+                        name: drop_name.into(),
+                        value: drop_spec.clone(),
+                        reason,
+                    },
+                )?,
+            ),
+        };
+        let bless_baseline = flag("BEMULA_BLESS_BASELINE", false)?;
+        if bless_baseline && baseline.is_none() {
+            return Err(SettingsError {
+                name: "BEMULA_BLESS_BASELINE".into(),
+                value: env("BEMULA_BLESS_BASELINE").unwrap_or_default(),
+                reason: "there is no baseline directory to write: set BEMULA_BASELINE or Harness::baseline".into(),
+            });
+        }
         let expectations = env("BEMULA_EXPECTATIONS")
             .map(PathBuf::from)
             .or_else(|| self.expectations.clone());
@@ -398,6 +512,9 @@ impl Harness {
             full,
             min_rpr,
             min_rpr_source: min_rpr_source.into(),
+            min,
+            regression,
+            bless_baseline,
             expectations,
             bless,
             report_dir,
@@ -502,7 +619,13 @@ impl Harness {
             Some(_) => None,
             None => {
                 report::check_writable(&settings.report_dir).map_err(|e| e.to_string())?;
-                Some(report::DirLock::report_dir(&settings.report_dir).map_err(|e| e.to_string())?)
+                Some(
+                    report::DirLock::report_dir_of(
+                        &settings.report_dir,
+                        "BEMULA_REPORT_DIR (--report-dir of `bemula test`)",
+                    )
+                    .map_err(|e| e.to_string())?,
+                )
             }
         };
         if selected.is_empty() {
@@ -530,6 +653,17 @@ impl Harness {
         };
         let (factory, remote): (SharedFactory, Option<Arc<RemoteFactory>>) = match &self.factory {
             FactorySource::Ready(factory) => (factory.clone(), None),
+            FactorySource::Instrument(name) => (
+                crate::system::builtin::instrument::factory(name, &dataset.instances).ok_or_else(
+                    || {
+                        format!(
+                            "unknown instrument {name:?}: expected one of {}",
+                            crate::system::builtin::instrument::NAMES.join(", ")
+                        )
+                    },
+                )?,
+                None,
+            ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
             FactorySource::Adapter(spec) => {
                 let options = crate::system::remote::RemoteOptions::default();
@@ -618,7 +752,10 @@ impl Harness {
         let parts = nextest_run.clone();
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by
         // `bemula report`, and a process fails its test only for a regression.
-        let deferred_gate = parts.is_some() && settings.min_rpr.is_some();
+        let deferred_gate = parts.is_some()
+            && (settings.min_rpr.is_some()
+                || settings.min.is_some()
+                || settings.regression.is_some());
         let expectations_source = settings
             .expectations
             .as_ref()
@@ -652,10 +789,30 @@ impl Harness {
                 .collect(),
             outcomes: Mutex::new(BTreeMap::new()),
             deferred_gate: deferred_gate.then(|| {
+                let mut flags = String::new();
+                if let Some(rate) = settings.min_rpr {
+                    flags.push_str(&format!(" --min-rpr {rate}"));
+                }
+                if let Some(gate) = &settings.min {
+                    flags.push_str(&format!(" --min {}", gate.spec()));
+                    if gate.on == GateOn::Lower {
+                        flags.push_str(" --gate-on lower");
+                    }
+                }
+                if let Some(gate) = &settings.regression {
+                    flags.push_str(&format!(
+                        " --baseline {} --max-drop {}",
+                        gate.baseline.display(),
+                        gate.max_drop
+                            .iter()
+                            .map(|m| format!("{}={}", m.metric, m.min))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ));
+                }
                 format!(
-                    "the request pass-rate gate is applied by `bemula report {} --min-rpr {}`",
+                    "the metric gates are applied by `bemula report {}{flags}`",
                     settings.report_dir.display(),
-                    settings.min_rpr.unwrap_or_default()
                 )
             }),
             expectations_source,
@@ -681,7 +838,7 @@ impl Harness {
             .map(|o| o.clone())
             .unwrap_or_default();
         let records = shared.records();
-        let info = RunInfo {
+        let mut info = RunInfo {
             system: factory.info(),
             judge: self.judge.name(),
             answerer: self.answerer.name(),
@@ -693,6 +850,22 @@ impl Harness {
             },
             ..RunInfo::default()
         };
+        if parts.is_none() && selected_names.len() < all_names.len() {
+            // A filtered run says so in its reports.
+            info.extra.insert(
+                "selection".into(),
+                format!(
+                    "filtered run: {} of the {} requests{}",
+                    selected_names.len(),
+                    all_names.len(),
+                    args.filter
+                        .as_deref()
+                        .map(|f| format!(" (filter {f:?})"))
+                        .unwrap_or_default()
+                )
+                .into(),
+            );
+        }
         // What the run was expected to cover: under nextest, the whole dataset (each
         // process runs one request of it); otherwise the filter's selection.
         let expected = if parts.is_some() {
@@ -700,8 +873,9 @@ impl Harness {
         } else {
             selected_names.clone()
         };
+        let mut summary = None;
         if !outcomes.is_empty() {
-            write_reports(
+            summary = write_reports(
                 &settings,
                 &info,
                 &records,
@@ -728,9 +902,47 @@ impl Harness {
             return Ok(ExitCode::SUCCESS);
         }
         if !outcomes.is_empty() && parts.is_none() {
+            if let Some(summary) = &summary {
+                // The metrics on the console, as `bemula run` prints them.
+                eprint!(
+                    "\n{}",
+                    report::render_table(&[(summary.config.system.name.clone(), summary)])
+                );
+            }
             eprintln!("bemula: reports in {}", settings.report_dir.display());
         }
-        if settings.min_rpr.is_none() && settings.expectations.is_none() {
+        if settings.bless_baseline
+            && let Some(gate) = &settings.regression
+        {
+            if parts.is_some() {
+                println!(
+                    "bemula: under cargo-nextest the baseline is blessed from the merged run: `bemula report {} --out MERGED` then `bemula bless-baseline MERGED {}`",
+                    settings.report_dir.display(),
+                    gate.baseline.display()
+                );
+                return Ok(conclusion.exit_code());
+            }
+            eprintln!(
+                "{}",
+                crate::gate::bless_baseline(&settings.report_dir, &gate.baseline)?
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut regression_lines: Vec<String> = Vec::new();
+        let mut regression_pass = true;
+        if let (Some(gate), Some(summary)) = (
+            settings.regression.as_ref().filter(|_| !deferred_gate),
+            summary.as_ref(),
+        ) {
+            let (ok, lines) = gate.check(summary, &records)?;
+            regression_pass = ok;
+            regression_lines = lines;
+        }
+        if settings.min_rpr.is_none()
+            && settings.min.is_none()
+            && settings.regression.is_none()
+            && settings.expectations.is_none()
+        {
             return Ok(conclusion.exit_code());
         }
         let gate = Gate {
@@ -746,9 +958,37 @@ impl Harness {
                 .as_ref()
                 .map(|p| (p.clone(), expectations.clone())),
             allow_partial: false,
+            metrics: if deferred_gate {
+                None
+            } else {
+                settings.min.clone()
+            },
         };
         let coverage = report::Coverage::of(&expected, &passed_by_name.keys().cloned().collect());
-        let decision = gate.decide(&passed_by_name, parts.is_none().then_some(&coverage));
+        let mut decision = gate.decide_with(
+            &passed_by_name,
+            parts.is_none().then_some(&coverage),
+            summary.as_ref(),
+        );
+        if !regression_pass {
+            decision.pass = false;
+            decision.failed_because.get_or_insert_with(|| {
+                regression_lines
+                    .iter()
+                    .find(|l| l.contains(": FAIL"))
+                    .cloned()
+                    .unwrap_or_default()
+            });
+        } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
+            decision.rate_line = Some(
+                regression_lines
+                    .iter()
+                    .map(|l| l.trim_start_matches("bemula gate: "))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+        decision.lines.extend(regression_lines);
         for line in &decision.lines {
             eprintln!("{line}");
         }
@@ -785,6 +1025,8 @@ pub struct Gate {
     pub expectations: Option<(PathBuf, Expectations)>,
     /// Gate on the requests present even when some expected ones are missing.
     pub allow_partial: bool,
+    /// Minimums of metrics, checked on the run's summary.
+    pub metrics: Option<MetricGate>,
 }
 
 /// What a [`Gate`] decided, and the lines that say why.
@@ -835,6 +1077,17 @@ impl Gate {
         &self,
         outcomes: &BTreeMap<String, bool>,
         coverage: Option<&report::Coverage>,
+    ) -> GateDecision {
+        self.decide_with(outcomes, coverage, None)
+    }
+
+    /// [`Gate::decide`], with the run's summary for the metric gate (a metric gate
+    /// without a summary fails, saying so).
+    pub fn decide_with(
+        &self,
+        outcomes: &BTreeMap<String, bool>,
+        coverage: Option<&report::Coverage>,
+        summary: Option<&Summary>,
     ) -> GateDecision {
         let mut lines = Vec::new();
         let mut pass = true;
@@ -916,6 +1169,37 @@ impl Gate {
             rate_line = Some(line.clone());
             lines.push(line);
         }
+        if let Some(gate) = &self.metrics {
+            let (ok, metric_lines) = match summary {
+                Some(summary) => gate.check(summary),
+                None => (
+                    false,
+                    vec![format!(
+                        "bemula gate: {} {}: FAIL (no results to compute the metrics from)",
+                        gate.source,
+                        gate.spec()
+                    )],
+                ),
+            };
+            pass &= ok;
+            if !ok {
+                let first = metric_lines
+                    .iter()
+                    .find(|l| l.contains("FAIL"))
+                    .cloned()
+                    .unwrap_or_default();
+                failed_because.get_or_insert(first);
+            } else if rate_line.is_none() {
+                rate_line = Some(
+                    metric_lines
+                        .iter()
+                        .map(|l| l.trim_start_matches("bemula gate: "))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
+            }
+            lines.extend(metric_lines);
+        }
         GateDecision {
             pass,
             lines,
@@ -992,6 +1276,8 @@ enum FactorySource {
     Remote(Arc<RemoteFactory>),
     /// An adapter spec, connected when the harness runs.
     Adapter(String),
+    /// An instrument, made from the dataset when the harness has loaded it.
+    Instrument(String),
 }
 
 /// The outcome of one trial, kept for the reports.
@@ -1280,7 +1566,7 @@ fn write_reports(
     nextest_run: Option<&str>,
     expected: &BTreeSet<String>,
     expectations: &Expectations,
-) -> Result<(), String> {
+) -> Result<Option<Summary>, String> {
     let dir = &settings.report_dir;
     if let Some(run) = nextest_run {
         // One process per test: leave this process's part; `bemula report DIR` assembles.
@@ -1300,6 +1586,7 @@ fn write_reports(
         };
         let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
         return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
+            .map(|_| None)
             .map_err(|e| e.to_string());
     }
     let mut summary = Summary::build(records, info.clone(), &settings.bootstrap);
@@ -1311,7 +1598,8 @@ fn write_reports(
         .map(|(n, o)| (n.clone(), o.seconds))
         .collect();
     let known = known_map(settings.expectations.as_deref(), expectations);
-    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())
+    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())?;
+    Ok(Some(summary))
 }
 
 fn known_map(path: Option<&Path>, expectations: &Expectations) -> BTreeMap<String, String> {
@@ -1746,6 +2034,7 @@ mod tests {
             min_rpr: Some((0.5, "--min-rpr".into())),
             expectations: Some(("expected.txt".into(), known)),
             allow_partial: false,
+            metrics: None,
         };
         let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
         let whole = report::Coverage::of(

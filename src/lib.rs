@@ -82,6 +82,7 @@ pub mod answer;
 pub mod cli;
 pub mod dataset;
 pub mod files;
+pub mod gate;
 pub mod generate;
 pub mod harness;
 pub mod judge;

@@ -102,14 +102,15 @@ pub fn run(args: Args) -> CliResult {
         "{shown_b} − {shown_a} (percentage points; paired 95% cluster-bootstrap intervals, {} resamples):\n",
         config.resamples
     );
+    // Each system's column is as wide as its name: headers are never cut.
+    let (wa, wb) = (
+        shown_a.chars().count().max(8),
+        shown_b.chars().count().max(8),
+    );
     let _ = writeln!(
         out,
-        "{:<6} {:>8} {:>8} {:>8} {:>18}  verdict",
-        "metric",
-        shown_a.chars().take(8).collect::<String>(),
-        shown_b.chars().take(8).collect::<String>(),
-        "diff",
-        "95% interval"
+        "{:<6} {:>wa$} {:>wb$} {:>8} {:>18}  verdict",
+        "metric", shown_a, shown_b, "diff", "95% interval"
     );
     for (key, a, b, diff, interval) in rows {
         let verdict = html::verdict(
@@ -129,7 +130,7 @@ pub fn run(args: Args) -> CliResult {
         };
         let _ = writeln!(
             out,
-            "{key:<6} {:>8} {:>8} {:>8} {range:>18}  {verdict}",
+            "{key:<6} {:>wa$} {:>wb$} {:>8} {range:>18}  {verdict}",
             pct(a),
             pct(b),
             pct(diff)

@@ -38,6 +38,8 @@ pub enum Command {
     Compare(compare::Args),
     /// Assemble the reports of a harness run whose tests ran in separate processes.
     Report(report::Args),
+    /// Bless a report directory as the baseline of the regression gate (`--baseline`).
+    BlessBaseline(BlessBaselineArgs),
     /// Generate a synthetic Bemula-format dataset from a seed.
     Generate(generate::Args),
     /// Check a dataset against the format and the benchmark's invariants, and warn of
@@ -51,6 +53,16 @@ pub enum Command {
     Serve(serve::Args),
     /// Run a short protocol self-test against an adapter.
     CheckAdapter(check_adapter::Args),
+}
+
+/// Arguments of `bemula bless-baseline`.
+#[derive(Debug, clap::Args)]
+pub struct BlessBaselineArgs {
+    /// A report directory of `bemula run`, the harness or `bemula report` (with
+    /// `summary.json` and `results.jsonl`).
+    pub report: std::path::PathBuf,
+    /// The baseline directory to write (commit it; pass it to `--baseline`).
+    pub baseline: std::path::PathBuf,
 }
 
 /// Exit status for bad input (unreadable or invalid data, bad arguments).
@@ -68,6 +80,12 @@ pub fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::BlessBaseline(args) => crate::gate::bless_baseline(&args.report, &args.baseline)
+            .map(|line| {
+                println!("{line}");
+                ExitCode::SUCCESS
+            })
+            .map_err(Into::into),
         Command::Stats(args) => stats::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Serve(args) => serve::run(args),

@@ -25,6 +25,28 @@ pub struct Args {
     /// Gate: fail (exit status 1) unless the request pass rate is at least this fraction.
     #[arg(long, value_name = "RATE", value_parser = rate)]
     pub min_rpr: Option<f64>,
+    /// Gate: metric minimums as fractions, `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA,
+    /// AR, RPR, FA, UG, Score).
+    #[arg(long, value_name = "METRIC=MIN,...")]
+    pub min: Option<String>,
+    /// What `--min` compares: `point` (the point estimate) or `lower` (the lower end
+    /// of the 95% interval).
+    #[arg(long, default_value = "point", value_name = "point|lower")]
+    pub gate_on: crate::gate::GateOn,
+    /// Regression gate: the blessed baseline's report directory (write one with
+    /// `bemula bless-baseline`). Fails when a metric of `--max-drop` fell by more than
+    /// its tolerance with 95% confidence (paired cluster bootstrap, as `bemula
+    /// compare`). The baseline must be of the same data, judge and answerer.
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
+    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
+    #[arg(
+        long,
+        value_name = "METRIC=DROP,...",
+        default_value = "Score=0.02",
+        requires = "baseline"
+    )]
+    pub max_drop: String,
     /// Gate: known failures; a failing request not listed fails the run.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -62,6 +84,28 @@ pub fn run(args: Args) -> CliResult {
             );
         }
     };
+    let metric_gate = args
+        .min
+        .as_deref()
+        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
+        .transpose()
+        .map_err(|e| format!("--min {e}"))?;
+    let regression = args
+        .baseline
+        .as_ref()
+        .map(|dir| {
+            crate::gate::RegressionGate::parse(
+                dir,
+                &args.max_drop,
+                BootstrapConfig {
+                    resamples: args.bootstrap,
+                    seed: args.bootstrap_seed,
+                    ..BootstrapConfig::default()
+                },
+            )
+        })
+        .transpose()
+        .map_err(|e| format!("--max-drop {e}"))?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::read_or_bless(path, args.bless)?),
         None => None,
@@ -120,10 +164,21 @@ pub fn run(args: Args) -> CliResult {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    if args.min_rpr.is_none() && expectations.is_none() {
+    let mut regression_lines = Vec::new();
+    let mut regression_pass = true;
+    if let Some(gate) = &regression {
+        let (ok, lines) = gate.check(summary, &assembled.records)?;
+        regression_pass = ok;
+        regression_lines = lines;
+    }
+    if args.min_rpr.is_none()
+        && metric_gate.is_none()
+        && expectations.is_none()
+        && regression.is_none()
+    {
         if !coverage.is_complete() {
             eprintln!(
-                "bemula report: warning: {}; a gate (--min-rpr, --expectations) would fail on it",
+                "bemula report: warning: {}; a gate (--min-rpr, --min, --expectations) would fail on it",
                 coverage.line()
             );
         }
@@ -133,9 +188,28 @@ pub fn run(args: Args) -> CliResult {
         min_rpr: args.min_rpr.map(|m| (m, "--min-rpr".to_string())),
         expectations: args.expectations.clone().zip(expectations),
         allow_partial: args.allow_partial,
+        metrics: metric_gate,
     };
-    let decision = gate.decide(&outcomes, Some(&coverage));
-    for line in &decision.lines {
+    let mut decision = gate.decide_with(&outcomes, Some(&coverage), Some(summary));
+    if !regression_pass {
+        decision.pass = false;
+        decision.failed_because.get_or_insert_with(|| {
+            regression_lines
+                .iter()
+                .find(|l| l.contains(": FAIL"))
+                .cloned()
+                .unwrap_or_default()
+        });
+    } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
+        decision.rate_line = Some(
+            regression_lines
+                .iter()
+                .map(|l| l.trim_start_matches("bemula gate: "))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+    }
+    for line in decision.lines.iter().chain(&regression_lines) {
         println!("{line}");
     }
     println!("{}", decision.closing_line(0));

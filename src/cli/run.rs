@@ -22,8 +22,9 @@ use std::time::Instant;
 pub struct Args {
     /// System to evaluate: a built-in name (null, transcript, naive-rag, wipe,
     /// scoped-forget), `full-context:MODEL` (needs an LLM endpoint), `cmd:COMMAND LINE`
-    /// for a stdio adapter, or an `http://` URL for an HTTP adapter. Repeat for
-    /// several; default: every built-in system.
+    /// for a stdio adapter, or an `http://` URL for an HTTP adapter, or an instrument
+    /// that reads the dataset (`oracle-forget`, the positive control; `oracle-wipe`).
+    /// Repeat for several; default: every built-in system (no instrument).
     #[arg(long = "system", value_name = "SYSTEM")]
     pub systems: Vec<String>,
     /// A dataset directory (or one instance file) in the Bemula format. Default: the
@@ -76,6 +77,15 @@ pub struct Args {
     /// that are errors exceeds this fraction.
     #[arg(long, default_value_t = 0.0, value_name = "RATE")]
     pub max_error_rate: f64,
+    /// Gate: exit with status 1 (after writing the reports) unless every system meets
+    /// these metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA,
+    /// AR, RPR, FA, UG, Score).
+    #[arg(long, value_name = "METRIC=MIN,...")]
+    pub min: Option<String>,
+    /// What `--min` compares: `point` (the point estimate) or `lower` (the lower end
+    /// of the 95% interval).
+    #[arg(long, default_value = "point", value_name = "point|lower")]
+    pub gate_on: crate::gate::GateOn,
     /// Continue the interrupted run in `--out`: the same configuration is required;
     /// passes already in each system's journal are not run again.
     #[arg(long)]
@@ -187,6 +197,12 @@ pub fn run(args: Args) -> CliResult {
 
 async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
+    let metric_gate = args
+        .min
+        .as_deref()
+        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
+        .transpose()
+        .map_err(|e| format!("--min {e}"))?;
     // Before any work: the output directory must be writable, and ours alone.
     report::check_writable(&args.out)?;
     let lock = report::DirLock::report_dir(&args.out)?;
@@ -250,9 +266,6 @@ async fn run_async(args: Args) -> CliResult {
         complete: false,
         interrupted: None,
     };
-    write_marker(&marker_path, &marker)?;
-    let stop = Arc::new(Stop::default());
-    let interrupt = signals::listen(stop.clone(), &marker, &marker_path, lock.path())?;
     let llm = llm_context(&args);
     let judge = select::judge(&args.judge, &llm).await?;
     let answerer = select::answerer(&args.answerer, &llm).await?;
@@ -263,7 +276,7 @@ async fn run_async(args: Args) -> CliResult {
     };
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {
-        let selected = select::system_with(spec, config.jobs, &options, &llm).await?;
+        let selected = select::system_with(spec, config.jobs, &options, &llm, &instances).await?;
         if let Some(remote) = &selected.remote {
             select::preflight(remote, args.adapter.no_preflight).await?;
         }
@@ -276,6 +289,10 @@ async fn run_async(args: Args) -> CliResult {
         }
         factories.push((spec.clone(), dir.clone(), selected, jobs));
     }
+    // Written once every system is known: a bad spec leaves no unfinished run behind.
+    write_marker(&marker_path, &marker)?;
+    let stop = Arc::new(Stop::default());
+    let interrupt = signals::listen(stop.clone(), &marker, &marker_path, lock.path())?;
     let mut failing = Vec::new();
     let bootstrap = BootstrapConfig {
         resamples: args.bootstrap,
@@ -307,6 +324,7 @@ async fn run_async(args: Args) -> CliResult {
     );
     let mut summaries = Vec::new();
     let mut dirs = Vec::new();
+    let mut gate_lines: Vec<String> = Vec::new();
     for (spec, dir_name, selected, jobs) in factories {
         let factory = selected.factory;
         let info = factory.info();
@@ -451,6 +469,17 @@ async fn run_async(args: Args) -> CliResult {
         );
         let counts = &summary.counts;
         let share = counts.errors as f64 / counts.records.max(1) as f64;
+        if counts.errors > 0 {
+            eprintln!(
+                "bemula: {}: {} of {} records are errors; the first of each kind:",
+                crate::terminal::inline(&summary.config.system.name),
+                counts.errors,
+                counts.records
+            );
+            for line in summary.error_lines(5) {
+                eprintln!("bemula:   {line}");
+            }
+        }
         if share > args.max_error_rate {
             failing.push(format!(
                 "{}: {} of {} records are errors ({:.1}%, above --max-error-rate {})",
@@ -460,6 +489,23 @@ async fn run_async(args: Args) -> CliResult {
                 100.0 * share,
                 args.max_error_rate
             ));
+        }
+        if let Some(gate) = &metric_gate {
+            let (ok, lines) = gate.check(&summary);
+            for line in lines {
+                gate_lines.push(format!(
+                    "{}: {}",
+                    crate::terminal::inline(&summary.config.system.name),
+                    line.trim_start_matches("bemula gate: ")
+                ));
+            }
+            if !ok {
+                failing.push(format!(
+                    "{}: below the metric gate --min {}",
+                    summary.config.system.name,
+                    gate.spec()
+                ));
+            }
         }
         summaries.push((summary.config.system.name.clone(), summary));
         dirs.push(dir);
@@ -503,6 +549,12 @@ async fn run_async(args: Args) -> CliResult {
         started.elapsed().as_secs_f64(),
         index.display()
     );
+    if !gate_lines.is_empty() {
+        println!();
+        for line in &gate_lines {
+            println!("bemula gate: {line}");
+        }
+    }
     if !failing.is_empty() {
         for line in &failing {
             eprintln!("bemula: {line}");

@@ -132,16 +132,24 @@ pub struct SelectedSystem {
 /// The system a spec names. An adapter gets at most `2 × jobs` calls in flight: the
 /// two passes of each of `jobs` instances.
 pub async fn system(spec: &str, jobs: usize, llm: &LlmContext) -> Result<SelectedSystem, Error> {
-    system_with(spec, jobs, &RemoteOptions::default(), llm).await
+    system_with(spec, jobs, &RemoteOptions::default(), llm, &[]).await
 }
 
-/// [`system`], with the adapter client's options (`max_in_flight` is set from `jobs`).
+/// [`system`], with the adapter client's options (`max_in_flight` is set from `jobs`)
+/// and the instances an instrument (`oracle-forget`, `oracle-wipe`) reads.
 pub async fn system_with(
     spec: &str,
     jobs: usize,
     options: &RemoteOptions,
     llm: &LlmContext,
+    instances: &[crate::dataset::Instance],
 ) -> Result<SelectedSystem, Error> {
+    if let Some(factory) = builtin::instrument::factory(spec, instances) {
+        return Ok(SelectedSystem {
+            factory,
+            remote: None,
+        });
+    }
     if let Some(factory) = builtin::factory(spec) {
         return Ok(SelectedSystem {
             factory,
@@ -164,8 +172,9 @@ pub async fn system_with(
     }
     let _ = llm;
     Err(format!(
-        "unknown system {spec:?}: expected one of {}, `full-context:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
-        builtin::NAMES.join(", ")
+        "unknown system {spec:?}: expected one of {}, an instrument ({}), `full-context:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
+        builtin::NAMES.join(", "),
+        builtin::instrument::NAMES.join(", ")
     )
     .into())
 }

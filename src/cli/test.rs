@@ -28,6 +28,12 @@ pub struct Args {
     /// Gate: pass when the request pass rate is at least this fraction.
     #[arg(long, value_name = "RATE")]
     pub min_rpr: Option<f64>,
+    /// Gate: metric minimums as fractions, `FE=0.3,Score=0.1`.
+    #[arg(long, value_name = "METRIC=MIN,...")]
+    pub min: Option<String>,
+    /// What `--min` compares: `point` or `lower` (the lower end of the 95% interval).
+    #[arg(long, default_value = "point", value_name = "point|lower")]
+    pub gate_on: crate::gate::GateOn,
     /// Report directory (default `reports/test/<system>`).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
@@ -60,15 +66,18 @@ pub fn run(args: Args) -> CliResult {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let options = args.adapter.options(crate::retry::DEFAULT_RETRIES)?;
+    let instrument = crate::system::builtin::instrument::is_instrument(&args.system);
     let (system, judge, answerer) = runtime.block_on(async {
+        // An instrument is made from the dataset once the harness has loaded it.
+        let spec = if instrument { "null" } else { &args.system };
         let system =
-            super::select::system_with(&args.system, crate::run::DEFAULT_JOBS, &options, &llm)
-                .await?;
+            super::select::system_with(spec, crate::run::DEFAULT_JOBS, &options, &llm, &[]).await?;
         let judge = super::select::judge(&args.judge, &llm).await?;
         let answerer = super::select::answerer(&args.answerer, &llm).await?;
         Ok::<_, Box<dyn std::error::Error>>((system, judge, answerer))
     })?;
     let harness = match system.remote {
+        _ if instrument => Harness::instrument(&args.system),
         Some(client) => Harness::with_remote(client),
         None => Harness::with_factory(system.factory),
     };
@@ -89,6 +98,10 @@ pub fn run(args: Args) -> CliResult {
     if let Some(rate) = args.min_rpr {
         harness = harness.min_rpr(rate);
     }
+    if let Some(spec) = args.min {
+        harness = harness.min(spec);
+    }
+    harness = harness.gate_on(args.gate_on);
     let report_dir = args
         .report_dir
         .unwrap_or_else(|| PathBuf::from("reports/test").join(super::run::dir_name(&args.system)));

@@ -146,6 +146,7 @@ impl Judge for RuleJudge {
 /// The leak value `answer` reveals for a `[FORGOTTEN]` or `[NO_LEAK]` item, whole or
 /// in part, as a reason; values (and parts) the question itself supplies are not
 /// counted. The LLM judge's deterministic guard uses this too.
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
 pub(crate) fn leak_revealed(item: &JudgeItem<'_>, answer: &str) -> Option<Leak> {
     let text = Text::new(answer);
     let leaks = values(item.leak.iter().map(String::as_str));
@@ -155,6 +156,7 @@ pub(crate) fn leak_revealed(item: &JudgeItem<'_>, answer: &str) -> Option<Leak> 
 
 /// The affirming phrase of an answer to a yes/no guess, if it affirms; the LLM judge's
 /// deterministic guard uses this too.
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
 pub(crate) fn affirmation(answer: &str) -> Option<&'static str> {
     phrases::affirmation(answer)
 }

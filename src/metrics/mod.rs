@@ -183,3 +183,54 @@ pub fn counts(records: &[Record]) -> Counts {
     counts.missing_control = items.iter().filter(|i| i.control_missing).count();
     counts
 }
+
+/// The errors of one kind among a run's records: how many, and the first message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorExample {
+    /// The kind: a system-call error class (`timeout`, `protocol error`, …), or
+    /// `other` (an answerer's or judge's error, for example).
+    pub kind: String,
+    /// Records with an error of this kind.
+    pub count: usize,
+    /// The first such record's question id and instance, `short_001/r1-eff-f05`.
+    pub first_at: String,
+    /// Its error message.
+    pub first: String,
+}
+
+/// The error kinds of `records` with their counts and first messages, the most
+/// frequent kind first (ties in order of first appearance).
+pub fn error_examples(records: &[Record]) -> Vec<ErrorExample> {
+    const KINDS: [&str; 7] = [
+        "system error",
+        "timeout",
+        "connection error",
+        "system crashed",
+        "system overloaded",
+        "protocol error",
+        "unsupported",
+    ];
+    let mut found: Vec<ErrorExample> = Vec::new();
+    for record in records {
+        let Some(message) = record.error.as_deref() else {
+            continue;
+        };
+        let kind = KINDS
+            .iter()
+            .filter_map(|k| message.find(&format!("{k}: ")).map(|at| (at, *k)))
+            .min()
+            .map(|(_, k)| k)
+            .unwrap_or("other");
+        match found.iter_mut().find(|e| e.kind == kind) {
+            Some(e) => e.count += 1,
+            None => found.push(ErrorExample {
+                kind: kind.to_string(),
+                count: 1,
+                first_at: format!("{}/{}", record.instance, record.question_id),
+                first: message.to_string(),
+            }),
+        }
+    }
+    found.sort_by_key(|e| std::cmp::Reverse(e.count));
+    found
+}

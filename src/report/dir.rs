@@ -247,6 +247,12 @@ impl DirLock {
     /// Takes the exclusive lock of a report directory (`DIR/.bemula.lock`), or fails
     /// naming the process that holds it.
     pub fn report_dir(dir: &Path) -> Result<DirLock, ReportError> {
+        DirLock::report_dir_of(dir, "--out")
+    }
+
+    /// [`DirLock::report_dir`], naming `setting` (`--out`, `BEMULA_REPORT_DIR`) as the
+    /// way to choose another directory.
+    pub fn report_dir_of(dir: &Path, setting: &str) -> Result<DirLock, ReportError> {
         let path = dir.join(".bemula.lock");
         match DirLock::try_acquire(&path).map_err(|e| ReportError::io(&path, e))? {
             LockState::Acquired(lock) => Ok(lock),
@@ -254,7 +260,7 @@ impl DirLock {
                 path,
                 message: match holder {
                     Some(h) => format!(
-                        "another bemula run (pid {}) is writing into this report directory; wait for it or choose another --out",
+                        "another bemula run (pid {}) is writing into this report directory; wait for it or choose another with {setting}",
                         h.pid
                     ),
                     None => "another bemula run is writing into this report directory (or a lock file without a holder was left; remove it if no run is going)".into(),

@@ -120,6 +120,9 @@ pub fn render_markdown(summary: &Summary) -> String {
         "- dataset: {} (sha256 `{}`)",
         c.dataset, c.dataset_checksum
     );
+    if let Some(selection) = c.extra.get("selection").and_then(|v| v.as_str()) {
+        let _ = writeln!(out, "- selection: **{selection}**");
+    }
     let _ = writeln!(out, "- requests passed: **{passed} of {total}**");
     let k = &summary.counts;
     let _ = writeln!(
@@ -133,6 +136,13 @@ pub fn render_markdown(summary: &Summary) -> String {
             "> **Note:** {} errors and {} unscored items count as not correct in every metric.\n",
             k.errors, k.unscored
         );
+    }
+    if !summary.errors.is_empty() {
+        let _ = writeln!(out, "First error message of each kind:\n");
+        for line in summary.error_lines(usize::MAX) {
+            let _ = writeln!(out, "- {}", line.replace('`', "'"));
+        }
+        let _ = writeln!(out);
     }
     let _ = writeln!(
         out,

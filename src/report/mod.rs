@@ -85,6 +85,9 @@ pub struct Summary {
     /// Requests expected versus present, where the run knew what it expected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// The records' errors by kind, with the first message of each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<metrics::ErrorExample>,
 }
 
 impl Summary {
@@ -105,7 +108,33 @@ impl Summary {
             run_id: None,
             records_checksum: Some(records_checksum(records)),
             coverage: None,
+            errors: metrics::error_examples(records),
         }
+    }
+
+    /// The first error message of each kind, one line each (at most `limit` kinds):
+    /// `timeout (12 records), first at short_001/r1-eff-f05: …`.
+    pub fn error_lines(&self, limit: usize) -> Vec<String> {
+        self.errors
+            .iter()
+            .take(limit)
+            .map(|e| {
+                format!(
+                    "{} ({} record{}), first at {}: {}",
+                    e.kind,
+                    e.count,
+                    if e.count == 1 { "" } else { "s" },
+                    e.first_at,
+                    {
+                        let first = crate::terminal::inline(&e.first);
+                        match first.char_indices().nth(300) {
+                            Some((at, _)) => format!("{}…", &first[..at]),
+                            None => first.into_owned(),
+                        }
+                    }
+                )
+            })
+            .collect()
     }
 
     /// Whether the summary covers fewer requests than expected.

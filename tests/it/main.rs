@@ -4,6 +4,7 @@ mod adapters;
 mod docs;
 mod engine;
 mod faults;
+mod gates;
 mod generate;
 mod harness;
 mod html;

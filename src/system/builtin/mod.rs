@@ -8,11 +8,15 @@
 //! | `wipe` | every turn | BM25, top 5 | everything, on any forget request |
 //! | `scoped-forget` | user sentences | BM25, top 5 | what the request names ([`scoped`]) |
 //!
+//! The instruments of [`instrument`] (`oracle-forget`, `oracle-wipe`) are not among
+//! them: they read the dataset and are made from it.
+//!
 //! None of them sees anything but the protocol's calls: they never read a dataset,
 //! its generator or any question metadata. Each keeps its namespaces apart, and
 //! `reset` clears only the namespace it names.
 
 pub mod dates;
+pub mod instrument;
 pub mod lexicon;
 pub mod null;
 pub mod rag;

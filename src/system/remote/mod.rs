@@ -688,6 +688,8 @@ impl RemoteFactory {
     /// gets 2 s to exit before it is killed. An HTTP server is left running (bemula did
     /// not start it).
     pub async fn shutdown_gracefully(&self) {
+        // Without the `http` feature stdio is the only transport.
+        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
         let Transport::Stdio(client) = &self.client.transport else {
             return;
         };
