@@ -136,6 +136,11 @@ impl Text {
         &self.readings[0].tokens
     }
 
+    /// The tokens of every reading, main reading first (repeats included).
+    pub(crate) fn all_tokens(&self) -> impl Iterator<Item = &String> {
+        self.readings.iter().flat_map(|r| r.tokens.iter())
+    }
+
     /// Whether the text has no token at all (only punctuation or blanks).
     pub(crate) fn is_empty(&self) -> bool {
         self.readings[0].tokens.is_empty()
