@@ -46,8 +46,10 @@ pub struct Args {
     /// Where reports go: one directory per system.
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
     pub out: PathBuf,
-    /// Judge: `rule` (offline, deterministic) or `llm:MODEL[+MODEL…]` (majority of
-    /// models over the endpoint of `--base-url`).
+    /// Judge: `rule` (offline, deterministic), `llm:MODEL[+MODEL…]` (majority of
+    /// models over the endpoint of `--base-url`) or `rule+llm:MODEL[+MODEL…]` (the
+    /// hybrid: the rules decide what they can, the LLM judge only what they leave
+    /// unscored).
     #[arg(long, default_value = "rule")]
     pub judge: String,
     /// Answerer for systems that return memories: `oracle` (offline; the gold value when

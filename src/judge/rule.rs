@@ -199,6 +199,7 @@ fn unscored(reason: impl Into<String>) -> Verdict {
     Verdict {
         correct: None,
         reason: reason.into(),
+        decided_by: None,
     }
 }
 

@@ -630,6 +630,7 @@ impl Runner {
             record.correct = verdict.correct == Some(true);
             record.unscored = verdict.correct.is_none();
             record.reason = verdict.reason;
+            record.decided_by = verdict.decided_by;
             record.answer = Some(cap_answer(answer));
             progress.question_done();
             record
@@ -665,6 +666,7 @@ impl Runner {
             judge: self.judge.name(),
             reason: String::new(),
             restarts: 0,
+            decided_by: None,
         }
     }
 
