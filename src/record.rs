@@ -46,6 +46,10 @@ pub struct Record {
     pub judge: String,
     /// The judge's reason, or the error's.
     pub reason: String,
+    /// Which judge decided, under a hybrid judge (`rule`, or the LLM judge's name);
+    /// absent under a single judge and when no judge decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
     /// How many times the pass this record belongs to was restarted (reset and
     /// ingested again) after a failure that may have changed the system's memory.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -20,7 +20,9 @@ pub struct Args {
     /// The labeled set, one JSON item per line.
     #[arg(long, value_name = "FILE")]
     pub labels: PathBuf,
-    /// The judge: `rule`, or `llm:MODEL[+MODEL…]` (several models: majority decides).
+    /// The judge: `rule`, `llm:MODEL[+MODEL…]` (several models: majority decides), or
+    /// the hybrid `rule+llm:MODEL[+MODEL…]` (the LLM judge grades only what the rules
+    /// leave unscored).
     #[arg(long, default_value = "rule", value_name = "SPEC")]
     pub judge: String,
     /// Print the result as JSON.
@@ -259,6 +261,17 @@ pub struct Calibration {
     /// The same figures per suite, in the paper's order of suites.
     #[serde(default)]
     pub by_suite: Vec<SuiteCalibration>,
+    /// Items judged correct that the label says are wrong: the dangerous kind of
+    /// disagreement (a leak or a wrong answer passed).
+    #[serde(default)]
+    pub dangerous: u64,
+    /// The dangerous items per attack frame (attack items only).
+    #[serde(default)]
+    pub by_attack: Vec<FrameCalibration>,
+    /// Under the hybrid judge: how many items the rules decided, how many the LLM
+    /// judge, and how many stayed unscored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<crate::judge::hybrid::HybridStats>,
     /// Items with a verdict other than the human's, in file order.
     pub disagreements: Vec<Disagreement>,
     /// Judge counters (LLM judges): model agreement, guard overrules, unparsable replies.
@@ -286,6 +299,22 @@ pub struct SuiteCalibration {
     pub kappa: Option<f64>,
     /// Share of the suite's items left unscored, in [0, 1].
     pub unscored_share: Option<f64>,
+    /// Items of the suite judged correct that the label says are wrong.
+    #[serde(default)]
+    pub dangerous: u64,
+}
+
+/// Calibration figures of one attack frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameCalibration {
+    /// The attack frame.
+    pub attack: Attack,
+    /// Number of labeled items of the frame.
+    pub items: usize,
+    /// Items of the frame judged correct that the label says are wrong.
+    pub dangerous: u64,
+    /// Items of the frame left unscored.
+    pub unscored: u64,
 }
 
 impl Confusion {
@@ -322,10 +351,27 @@ pub async fn calibrate(judge: Arc<dyn Judge>, items: &[LabeledItem], source: &st
         .iter()
         .map(|s| (*s, 0, Confusion::default()))
         .collect();
+    let mut per_frame: Vec<FrameCalibration> = Attack::ALL
+        .iter()
+        .map(|a| FrameCalibration {
+            attack: *a,
+            items: 0,
+            dangerous: 0,
+            unscored: 0,
+        })
+        .collect();
     let mut disagreements = Vec::new();
     for (item, verdict) in items.iter().zip(verdicts) {
         let verdict = verdict.expect("every task reports");
         confusion.add(verdict.correct, item.label.human);
+        if let Some(frame) = per_frame
+            .iter_mut()
+            .find(|f| Some(f.attack) == item.label.attack)
+        {
+            frame.items += 1;
+            frame.dangerous += u64::from(verdict.correct == Some(true) && !item.label.human);
+            frame.unscored += u64::from(verdict.correct.is_none());
+        }
         if let Some((_, n, c)) = per_suite
             .iter_mut()
             .find(|(s, _, _)| *s == item.label.suite)
@@ -358,9 +404,13 @@ pub async fn calibrate(judge: Arc<dyn Judge>, items: &[LabeledItem], source: &st
                 agreement: c.agreement(),
                 kappa: c.kappa(),
                 unscored_share: c.unscored_share(),
+                dangerous: c.judge_correct_human_wrong,
                 confusion: c,
             })
             .collect(),
+        dangerous: confusion.judge_correct_human_wrong,
+        by_attack: per_frame.into_iter().filter(|f| f.items > 0).collect(),
+        decided_by: None,
         confusion,
         disagreements,
         #[cfg(feature = "llm")]
@@ -427,34 +477,65 @@ pub fn render_text(c: &Calibration) -> String {
     for (row, hc, hw) in rows {
         let _ = writeln!(out, "{row:<16}{hc:>15}{hw:>13}");
     }
+    let _ = writeln!(
+        out,
+        "\ndangerous (judged correct, the label says wrong): {}",
+        c.dangerous
+    );
+    if let Some(d) = &c.decided_by {
+        let _ = writeln!(
+            out,
+            "decided by rule {}, by the LLM judge {}, unscored {}",
+            d.by_rule, d.by_fallback, d.unscored
+        );
+    }
     if !c.by_suite.is_empty() {
         let _ = writeln!(
             out,
-            "\n{:<14}{:>7}{:>11}{:>8}{:>10}",
-            "suite", "items", "agreement", "kappa", "unscored"
+            "\n{:<14}{:>7}{:>11}{:>8}{:>10}{:>11}",
+            "suite", "items", "agreement", "kappa", "unscored", "dangerous"
         );
         for s in &c.by_suite {
             let kappa = s.kappa.map_or("n/a".to_string(), |k| format!("{k:.3}"));
             let _ = writeln!(
                 out,
-                "{:<14}{:>7}{:>11}{:>8}{:>10}",
+                "{:<14}{:>7}{:>11}{:>8}{:>10}{:>11}",
                 s.suite.to_string(),
                 s.items,
                 percent(s.agreement),
                 kappa,
-                percent(s.unscored_share)
+                percent(s.unscored_share),
+                s.dangerous
             );
         }
         let kappa = c.kappa.map_or("n/a".to_string(), |k| format!("{k:.3}"));
         let _ = writeln!(
             out,
-            "{:<14}{:>7}{:>11}{:>8}{:>10}",
+            "{:<14}{:>7}{:>11}{:>8}{:>10}{:>11}",
             "all",
             c.items,
             percent(c.agreement),
             kappa,
-            percent(c.unscored_share)
+            percent(c.unscored_share),
+            c.dangerous
         );
+    }
+    if !c.by_attack.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{:<14}{:>7}{:>10}{:>11}",
+            "attack frame", "items", "unscored", "dangerous"
+        );
+        for f in &c.by_attack {
+            let _ = writeln!(
+                out,
+                "{:<14}{:>7}{:>10}{:>11}",
+                f.attack.to_string(),
+                f.items,
+                f.unscored,
+                f.dangerous
+            );
+        }
     }
     #[cfg(feature = "llm")]
     if let Some(s) = &c.judge_stats {
@@ -511,6 +592,12 @@ enum Chosen {
     Plain(Arc<dyn Judge>),
     #[cfg(feature = "llm")]
     Llm(Arc<crate::llm::LlmJudge>, Arc<crate::llm::UsageMeter>),
+    #[cfg(feature = "llm")]
+    Hybrid(
+        Arc<crate::judge::hybrid::HybridJudge>,
+        Arc<crate::llm::LlmJudge>,
+        Arc<crate::llm::UsageMeter>,
+    ),
 }
 
 /// The rule judge, when this build has it.
@@ -527,6 +614,22 @@ fn choose_judge(args: &Args) -> Result<Chosen, String> {
     {
         use crate::llm::{JudgeSpec, LlmJudge, UsageMeter, parse_judge_spec};
         let base = args.llm.config("unset")?;
+        if let Some(second) = args.judge.trim().strip_prefix("rule+") {
+            let JudgeSpec::Llm(configs) =
+                parse_judge_spec(second, &base).map_err(|e| e.to_string())?
+            else {
+                return Err(format!(
+                    "unknown judge {:?}: the hybrid judge is `rule+llm:MODEL[+MODEL…]`",
+                    args.judge
+                ));
+            };
+            let meter = Arc::new(UsageMeter::new());
+            let llm = Arc::new(
+                LlmJudge::from_configs(&configs, Arc::clone(&meter)).map_err(|e| e.to_string())?,
+            );
+            let hybrid = Arc::new(crate::judge::hybrid::HybridJudge::new(llm.clone()));
+            return Ok(Chosen::Hybrid(hybrid, llm, meter));
+        }
         match parse_judge_spec(&args.judge, &base).map_err(|e| e.to_string())? {
             JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
             JudgeSpec::Llm(configs) => {
@@ -563,6 +666,16 @@ pub fn run(args: Args) -> CliResult {
                 let mut c = calibrate(as_judge, &items, &source).await;
                 c.judge_stats = Some(judge.stats());
                 c.usage = Some(meter.snapshot());
+                Ok(c)
+            }
+            #[cfg(feature = "llm")]
+            Chosen::Hybrid(hybrid, llm, meter) => {
+                llm.preflight().await.map_err(|e| e.to_string())?;
+                let as_judge: Arc<dyn Judge> = hybrid.clone();
+                let mut c = calibrate(as_judge, &items, &source).await;
+                c.judge_stats = Some(llm.stats());
+                c.usage = Some(meter.snapshot());
+                c.decided_by = Some(hybrid.stats());
                 Ok(c)
             }
         }

@@ -47,8 +47,10 @@ pub struct Args {
     /// Where reports go: one directory per system.
     #[arg(long, default_value = "reports/latest", value_name = "DIR")]
     pub out: PathBuf,
-    /// Judge: `rule` (offline, deterministic) or `llm:MODEL[+MODEL…]` (majority of
-    /// models over the endpoint of `--base-url`).
+    /// Judge: `rule` (offline, deterministic), `llm:MODEL[+MODEL…]` (majority of
+    /// models over the endpoint of `--base-url`) or `rule+llm:MODEL[+MODEL…]` (the
+    /// hybrid: the rules decide what they can, the LLM judge only what they leave
+    /// unscored).
     #[arg(long, default_value = "rule")]
     pub judge: String,
     /// Answerer for systems that return memories: `oracle` (offline; the gold value when
@@ -543,6 +545,25 @@ async fn run_async(args: Args) -> CliResult {
     if let Some(usage) = llm.usage_text() {
         println!("\nModel usage:\n{usage}");
     }
+    for (name, summary) in &summaries {
+        println!(
+            "{}: {}",
+            crate::terminal::inline(name),
+            report::judging_line(&summary.judging)
+        );
+        if summary
+            .judging
+            .unscored_share
+            .is_some_and(|x| x > UNSCORED_WARNING)
+        {
+            println!(
+                "  warning: more than {:.0}% of {}'s records are unscored; grade them with \
+                 the hybrid judge, --judge rule+llm:MODEL",
+                100.0 * UNSCORED_WARNING,
+                crate::terminal::inline(name)
+            );
+        }
+    }
     println!(
         "\nReports: {}  (total {:.1}s); figures: {}",
         args.out.display(),
@@ -607,6 +628,9 @@ pub(crate) fn dir_names(specs: &[String]) -> Vec<String> {
         })
         .collect()
 }
+
+/// Above this share of unscored records the footer recommends the hybrid judge.
+const UNSCORED_WARNING: f64 = 0.05;
 
 /// The LLM judge's counters of one system's run, with the models' agreement rate.
 #[cfg(feature = "llm")]

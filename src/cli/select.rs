@@ -199,7 +199,25 @@ fn full_context(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error>
 }
 
 /// The judge a spec names; an LLM judge is checked by one preflight call per model.
+/// `rule+llm:MODEL[+MODEL…]` is the hybrid judge: the rule judge, and the LLM judge for
+/// the items the rules leave unscored.
 pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
+    let spec = spec.trim();
+    if let Some(second) = spec.strip_prefix("rule+") {
+        if !second.starts_with("llm:") {
+            return Err(format!(
+                "unknown judge {spec:?}: the hybrid judge is `rule+llm:MODEL[+MODEL…]`"
+            )
+            .into());
+        }
+        let fallback = single_judge(second, llm).await?;
+        return Ok(Arc::new(crate::judge::hybrid::HybridJudge::new(fallback)));
+    }
+    single_judge(spec, llm).await
+}
+
+/// A judge of one kind: `rule` or `llm:MODEL[+MODEL…]`.
+async fn single_judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
     if spec == "rule" {
         return Ok(Arc::new(RuleJudge));
     }

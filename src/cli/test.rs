@@ -37,7 +37,7 @@ pub struct Args {
     /// Report directory (default `reports/test/<system>`).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
-    /// Judge: `rule` or `llm:MODEL[+MODEL…]`.
+    /// Judge: `rule`, `llm:MODEL[+MODEL…]` or the hybrid `rule+llm:MODEL[+MODEL…]`.
     #[arg(long, default_value = "rule")]
     pub judge: String,
     /// Answerer: `oracle` (offline, the default), `extractive` or `llm:MODEL`.

@@ -1,6 +1,7 @@
 //! Judges: decide whether an answer is correct for its item. The [`rule::RuleJudge`]
 //! is deterministic and offline; the LLM judge sits behind the same trait.
 
+pub mod hybrid;
 pub mod rule;
 
 use crate::dataset::{Attack, Suite, Version};
@@ -34,6 +35,10 @@ pub struct Verdict {
     pub correct: Option<bool>,
     /// A short reason a reader can check.
     pub reason: String,
+    /// Which judge decided, when a judge combines several (the hybrid judge): `rule`
+    /// or the second judge's name; `None` for a single judge, or when none decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
 }
 
 impl Verdict {
@@ -42,6 +47,7 @@ impl Verdict {
         Verdict {
             correct: Some(true),
             reason: reason.into(),
+            decided_by: None,
         }
     }
     /// A wrong verdict.
@@ -49,7 +55,13 @@ impl Verdict {
         Verdict {
             correct: Some(false),
             reason: reason.into(),
+            decided_by: None,
         }
+    }
+    /// This verdict, recorded as decided by `judge`.
+    pub fn decided_by(mut self, judge: impl Into<String>) -> Verdict {
+        self.decided_by = Some(judge.into());
+        self
     }
 }
 

@@ -261,6 +261,7 @@ impl LlmJudge {
             (None, Some(correct)) => Verdict {
                 correct: Some(correct),
                 reason: format!("{label}: {models_said}{}", first_reason(&votes, correct)),
+                decided_by: None,
             },
             (None, None) => {
                 let why = if yes + no == 0 {
@@ -271,6 +272,7 @@ impl LlmJudge {
                 Verdict {
                     correct: None,
                     reason: format!("{label}: unscored, {why} ({models_said})"),
+                    decided_by: None,
                 }
             }
         };

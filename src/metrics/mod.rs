@@ -156,6 +156,50 @@ pub struct Counts {
     pub restarts: usize,
 }
 
+/// How a run was judged: the judge, which judge decided how many records, and the
+/// share no judge decided. Records whose call failed are left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Judging {
+    /// The judge spec (`rule`, `llm:M`, `rule+llm:M`).
+    pub judge: String,
+    /// Records each judge decided, by judge name (a single judge decides all it
+    /// scores; under the hybrid judge `rule` and the LLM judge share them).
+    pub decided_by: std::collections::BTreeMap<String, usize>,
+    /// Records judged (without error).
+    pub judged: usize,
+    /// Records no judge decided.
+    pub unscored: usize,
+    /// `unscored / judged`; null with nothing judged.
+    pub unscored_share: Option<f64>,
+}
+
+impl Judging {
+    /// The share of judged records `judge` decided.
+    pub fn share(&self, judge: &str) -> Option<f64> {
+        let n = self.decided_by.get(judge).copied().unwrap_or(0);
+        (self.judged > 0).then(|| n as f64 / self.judged as f64)
+    }
+}
+
+/// How `records` were judged by `judge`.
+pub fn judging(records: &[Record], judge: &str) -> Judging {
+    let mut out = Judging {
+        judge: judge.to_string(),
+        ..Judging::default()
+    };
+    for record in records.iter().filter(|r| r.error.is_none()) {
+        out.judged += 1;
+        if record.unscored {
+            out.unscored += 1;
+        } else {
+            let by = record.decided_by.as_deref().unwrap_or(judge);
+            *out.decided_by.entry(by.to_string()).or_insert(0) += 1;
+        }
+    }
+    out.unscored_share = (out.judged > 0).then(|| out.unscored as f64 / out.judged as f64);
+    out
+}
+
 /// Counts the records by outcome.
 pub fn counts(records: &[Record]) -> Counts {
     let mut counts = Counts {

@@ -463,6 +463,10 @@ fn config_section(out: &mut String, systems: &[System<'_>]) {
                 k.records, k.scored, k.correct, k.wrong, k.errors, k.unscored
             ),
         );
+        row(
+            "judged",
+            escape(&super::judging_line(&system.summary.judging)),
+        );
         for (key, value) in &c.extra {
             row(key, format!("<code>{}</code>", escape(&json_text(value))));
         }

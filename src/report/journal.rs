@@ -476,6 +476,7 @@ mod tests {
             unscored: false,
             conditioned_on: None,
             judge: "rule".into(),
+            decided_by: None,
             reason: "gold found".into(),
             restarts: 0,
         }

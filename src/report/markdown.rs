@@ -130,6 +130,7 @@ pub fn render_markdown(summary: &Summary) -> String {
         "- items: {} records, {} correct, {} wrong, {} errors, {} unscored\n",
         k.records, k.correct, k.wrong, k.errors, k.unscored
     );
+    let _ = writeln!(out, "- judged: {}\n", super::judging_line(&summary.judging));
     if k.errors > 0 || k.unscored > 0 {
         let _ = writeln!(
             out,

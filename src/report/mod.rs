@@ -73,6 +73,9 @@ pub struct Summary {
     pub breakdowns: Breakdowns,
     /// Counts of records: correct, wrong, errors, unscored.
     pub counts: Counts,
+    /// How the run was judged: judge, decided-by counts, unscored share.
+    #[serde(default)]
+    pub judging: metrics::Judging,
     /// Every request, passed or failed, with its failing items.
     pub requests: Vec<RequestOutcome>,
     /// The run that wrote this summary.
@@ -99,6 +102,7 @@ impl Summary {
             config.bemula_version = env!("CARGO_PKG_VERSION").to_string();
         }
         Summary {
+            judging: metrics::judging(records, &config.judge),
             config,
             metrics: metrics::compute(records),
             intervals: metrics::bootstrap(records, bootstrap).unwrap_or_default(),
@@ -259,4 +263,27 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, ReportError> {
 /// never sees half a report and a link at `path` is replaced, never followed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     crate::files::write_replacing(path, bytes).map_err(|e| ReportError::io(path, e))
+}
+
+/// One line saying how a run was judged: the judge, the share each judge decided, the
+/// share left unscored ("judge `rule`: decided by rule 98.2%, unscored 1.8%").
+pub fn judging_line(j: &metrics::Judging) -> String {
+    let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{:.1}%", 100.0 * x));
+    let decided: Vec<String> = j
+        .decided_by
+        .keys()
+        .map(|k| format!("{k} {}", pct(j.share(k))))
+        .collect();
+    let decided = if decided.is_empty() {
+        "nothing decided".to_string()
+    } else {
+        format!("decided by {}", decided.join(", "))
+    };
+    format!(
+        "judge `{}`: {decided}, unscored {} ({} of {} judged records)",
+        j.judge,
+        pct(j.unscored_share),
+        j.unscored,
+        j.judged
+    )
 }

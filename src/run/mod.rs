@@ -717,6 +717,7 @@ impl Runner {
             record.correct = verdict.correct == Some(true);
             record.unscored = verdict.correct.is_none();
             record.reason = verdict.reason;
+            record.decided_by = verdict.decided_by;
             record.answer = Some(cap_answer(answer));
             progress.question_done();
             record
@@ -752,6 +753,7 @@ impl Runner {
             judge: self.judge.name(),
             reason: String::new(),
             restarts: 0,
+            decided_by: None,
         }
     }
 

@@ -135,3 +135,38 @@ fn verdicts_serialise_with_their_reason() {
         serde_json::json!("leak value \"14 Alder Lane\" revealed")
     );
 }
+
+#[test]
+fn the_run_footer_and_reports_say_how_they_were_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("reports");
+    let (code, stdout, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        "null",
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("null: judge `rule`: decided by rule 100.0%, unscored 0.0%"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("warning: more than"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("null/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["judging"]["judge"], "rule");
+    assert_eq!(summary["judging"]["unscored"], 0);
+    assert_eq!(
+        summary["judging"]["decided_by"]["rule"],
+        summary["judging"]["judged"]
+    );
+    let md = std::fs::read_to_string(out.join("null/summary.md")).unwrap();
+    assert!(
+        md.contains("- judged: judge `rule`: decided by rule 100.0%"),
+        "{md}"
+    );
+}

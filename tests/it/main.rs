@@ -10,6 +10,7 @@ mod harness;
 mod html;
 mod journal;
 mod judge;
+mod judge_tuning;
 #[cfg(feature = "llm")]
 mod limiter;
 #[cfg(feature = "llm")]

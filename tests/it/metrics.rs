@@ -5,7 +5,7 @@ use RequestType::{F1, F2, F6};
 use bemula::dataset::{Attack, RequestType, Suite, Tier, Version};
 use bemula::metrics::{
     BootstrapConfig, FailReason, MetricSet, bootstrap, bootstrap_difference, breakdowns, compute,
-    counts, request_outcomes,
+    counts, judging, request_outcomes,
 };
 use bemula::record::Record;
 
@@ -53,6 +53,7 @@ impl Instance {
             judge: "rule".to_string(),
             reason: if correct { "right" } else { "wrong" }.to_string(),
             restarts: 0,
+            decided_by: None,
         });
         self.records.last_mut().expect("just pushed")
     }
@@ -672,4 +673,37 @@ fn metric_set_lookup_by_key() {
     assert_eq!(m.get("RA"), m.ra);
     assert_eq!(m.get("Score"), m.score);
     assert_eq!(m.get("nope"), None);
+}
+
+#[test]
+fn judging_counts_which_judge_decided_and_the_unscored_share() {
+    let mut inst = Instance::new("i1", Tier::Short);
+    inst.ret("r1", F1, true);
+    inst.last().decided_by = Some("rule".to_string());
+    inst.ret("r2", F1, false);
+    inst.last().decided_by = Some("rule".to_string());
+    inst.ret("r3", F1, true);
+    inst.last().decided_by = Some("llm:m".to_string());
+    inst.ret("r4", F1, false);
+    inst.last().unscored = true;
+    inst.ret("r5", F1, false);
+    inst.last().error = Some("system failed".to_string());
+    let j = judging(&inst.records, "rule+llm:m");
+    assert_eq!(j.judge, "rule+llm:m");
+    assert_eq!(j.judged, 4, "the error is not judged");
+    assert_eq!(j.decided_by.get("rule"), Some(&2));
+    assert_eq!(j.decided_by.get("llm:m"), Some(&1));
+    assert_eq!(j.unscored, 1);
+    assert_eq!(j.unscored_share, Some(0.25));
+    let line = bemula::report::judging_line(&j);
+    assert_eq!(
+        line,
+        "judge `rule+llm:m`: decided by llm:m 25.0%, rule 50.0%, unscored 25.0% (1 of 4 judged records)"
+    );
+    // A single judge decides whatever it scores.
+    let single = judging(&inst.records, "rule");
+    assert_eq!(single.decided_by.get("rule"), Some(&2));
+    inst.records.iter_mut().for_each(|r| r.decided_by = None);
+    let single = judging(&inst.records, "rule");
+    assert_eq!(single.decided_by.get("rule"), Some(&3));
 }

@@ -20,7 +20,8 @@
 //!    `68k` → `68000`, and common abbreviations read as their word (`Ct.` → `court`,
 //!    `Ave` → `avenue`, `neg` → `negative`; `doctor`, `drive` and `Dr.` all become `dr`);
 //! 6. number words up to the millions, cardinal and ordinal (`twenty-first` → `21`),
-//!    and digits before a scale word (`68 thousand` → `68000`);
+//!    and digits before a scale word (`68 thousand` → `68000`, `40 grand` → `40000`);
+//!    decimals in words (`seventy-two point five` → `72.5`);
 //! 7. dates in words into one order: `June 5, 2024`, `5 June 2024` and
 //!    `Jun 5th 2024` all become `2024 june 5`; `June 2024` becomes `2024 june`, so a
 //!    month-level value is found inside a day-level date;
@@ -134,6 +135,11 @@ impl Text {
     /// The canonical tokens of the main reading.
     pub(crate) fn tokens(&self) -> &[String] {
         &self.readings[0].tokens
+    }
+
+    /// The tokens of every reading, main reading first (repeats included).
+    pub(crate) fn all_tokens(&self) -> impl Iterator<Item = &String> {
+        self.readings.iter().flat_map(|r| r.tokens.iter())
     }
 
     /// Whether the text has no token at all (only punctuation or blanks).
@@ -950,6 +956,40 @@ fn number_word(token: &str) -> Option<(NumberWord, bool)> {
     }
 }
 
+/// The digits after a decimal "point": a run of single digits, in digits or words
+/// ("two five" → `25`), or one token of digits (`8`, `25`); and how many tokens they
+/// take.
+fn decimal_digits(tokens: &[String]) -> (String, usize) {
+    if let Some(first) = tokens.first()
+        && first.len() > 1
+        && is_digits(first)
+    {
+        return (first.clone(), 1);
+    }
+    let mut digits = String::new();
+    let mut used = 0;
+    for token in tokens {
+        let digit = if token.len() == 1 && is_digits(token) {
+            Some(token.clone())
+        } else if token == "oh" {
+            Some("0".to_string())
+        } else {
+            NUMBERS_UNDER_TWENTY[..10]
+                .iter()
+                .position(|w| w == token)
+                .map(|d| d.to_string())
+        };
+        match digit {
+            Some(d) => {
+                digits.push_str(&d);
+                used += 1;
+            }
+            None => break,
+        }
+    }
+    (digits, used)
+}
+
 /// Replaces runs of number words by their value in digits, and a number followed by a
 /// scale word by the product (`68 thousand` → `68000`, `1.2 million` → `1200000`).
 fn numbers(tokens: &[String]) -> Vec<String> {
@@ -957,7 +997,7 @@ fn numbers(tokens: &[String]) -> Vec<String> {
     let mut i = 0;
     while i < tokens.len() {
         let scale = match tokens[i].as_str() {
-            "thousand" => Some(1_000),
+            "thousand" | "grand" => Some(1_000),
             "million" => Some(1_000_000),
             "billion" => Some(1_000_000_000),
             _ => None,
@@ -982,6 +1022,22 @@ fn numbers(tokens: &[String]) -> Vec<String> {
             last.push_str(".5");
             i += 3;
             continue;
+        }
+        // "seventy-two point five" → 72.5, "one point two five" → 1.25.
+        if tokens[i] == "point"
+            && out
+                .last()
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            let (decimals, used) = decimal_digits(&tokens[i + 1..]);
+            if used > 0
+                && let Some(last) = out.last_mut()
+            {
+                last.push('.');
+                last.push_str(&decimals);
+                i += 1 + used;
+                continue;
+            }
         }
         // "fifty-two oh eight": oh between numbers is zero.
         if tokens[i] == "oh"
@@ -1343,6 +1399,20 @@ mod tests {
         assert_eq!(norm("one, two"), "1 2");
         assert_eq!(norm("fifty percent"), "50 percent");
         assert_eq!(norm("50%"), "50 percent");
+    }
+
+    #[test]
+    fn decimals_and_grand_in_words_become_digits() {
+        assert_eq!(norm("seventy-two point five kilos"), "72.5 kilos");
+        assert_eq!(norm("one point two five"), "1.25");
+        assert_eq!(norm("3 point 8 litres"), "3.8 litres");
+        assert_eq!(norm("about forty grand a year"), "about 40000 per year");
+        assert_eq!(norm("1.5 grand"), "1500");
+        // Not numbers: "point" and "grand" without a number before them.
+        assert_eq!(norm("the point is"), "the point is");
+        assert_eq!(norm("a grand piano"), "a grand piano");
+        assert_eq!(norm("on point"), "on point");
+        assert!(found("It was roughly sixty-one point four grand.", "61400"));
     }
 
     #[test]

@@ -325,6 +325,11 @@ static AFFIRM_DOUBLE_NEGATIVE: LazyLock<Vec<Phrase>> = LazyLock::new(|| {
     phrases(&[
         "not incorrect",
         "not wrong",
+        "not say you are wrong",
+        "not call that wrong",
+        "not say that is wrong",
+        "not say it is wrong",
+        "not call you wrong",
         "not untrue",
         "not mistaken",
         "not inaccurate",
@@ -444,6 +449,19 @@ pub(crate) fn unavailable(answer: &Text) -> Option<&'static str> {
     first_match(answer, &UNAVAILABLE)
         .map(|p| p.text)
         .or_else(|| unavailable_with_gap(answer))
+}
+
+/// Whether `token` is a word of a phrase that says the information is unavailable or
+/// declines to give it: such words are no residue of an answer.
+pub(crate) fn is_phrase_word(token: &str) -> bool {
+    static WORDS: LazyLock<std::collections::HashSet<String>> = LazyLock::new(|| {
+        UNAVAILABLE
+            .iter()
+            .chain(REFUSAL.iter())
+            .flat_map(|p| p.tokens.iter().cloned())
+            .collect()
+    });
+    WORDS.contains(token)
 }
 
 /// The refusal phrase the answer uses, if any.
@@ -674,6 +692,11 @@ pub(crate) fn negates_before(before: &[String]) -> bool {
         .rev()
         .find(|t| !BETWEEN.contains(&t.as_str()))
         .is_some_and(|t| DENIALS.contains(&t.as_str()))
+}
+
+/// Whether any of `words` (part of a clause) is a denial ("did not grow up in").
+pub(crate) fn denies_in(words: &[String]) -> bool {
+    words.iter().any(|t| DENIALS.contains(&t.as_str()))
 }
 
 /// Whether an affirmation at the start of a clause, followed by `next`, still affirms:
