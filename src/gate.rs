@@ -77,6 +77,13 @@ pub fn metric_key(name: &str) -> Option<&'static str> {
 }
 
 impl MetricGate {
+    /// The gate of the `--min` flag, when given; an error names the flag.
+    pub fn from_flag(spec: Option<&str>, on: GateOn) -> Result<Option<MetricGate>, String> {
+        spec.map(|spec| MetricGate::parse(spec, on, "--min"))
+            .transpose()
+            .map_err(|e| format!("--min {e}"))
+    }
+
     /// Parses `FE=0.3,Score=0.1`: comma-separated `METRIC=FRACTION` pairs, metrics
     /// among RA, FE, PR, RLA, AR, RPR, FA, UG and Score (any case), fractions in
     /// [0, 1]. An error names the part that is wrong.

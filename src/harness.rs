@@ -970,24 +970,7 @@ impl Harness {
             parts.is_none().then_some(&coverage),
             summary.as_ref(),
         );
-        if !regression_pass {
-            decision.pass = false;
-            decision.failed_because.get_or_insert_with(|| {
-                regression_lines
-                    .iter()
-                    .find(|l| l.contains(": FAIL"))
-                    .cloned()
-                    .unwrap_or_default()
-            });
-        } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
-            decision.rate_line = Some(
-                regression_lines
-                    .iter()
-                    .map(|l| l.trim_start_matches("bemula gate: "))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
-        }
+        decision.add_regression(regression_pass, &regression_lines);
         decision.lines.extend(regression_lines);
         for line in &decision.lines {
             eprintln!("{line}");
@@ -1043,6 +1026,30 @@ pub struct GateDecision {
 }
 
 impl GateDecision {
+    /// Folds the regression gate's outcome into this decision: a failed regression
+    /// fails the run (its first failing line says why); a passed one stands as the
+    /// summary line when no pass-rate gate gave one. `lines` are the regression gate's.
+    pub fn add_regression(&mut self, pass: bool, lines: &[String]) {
+        if !pass {
+            self.pass = false;
+            self.failed_because.get_or_insert_with(|| {
+                lines
+                    .iter()
+                    .find(|l| l.contains(": FAIL"))
+                    .cloned()
+                    .unwrap_or_default()
+            });
+        } else if self.rate_line.is_none() && !lines.is_empty() {
+            self.rate_line = Some(
+                lines
+                    .iter()
+                    .map(|l| l.trim_start_matches("bemula gate: "))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+        }
+    }
+
     /// The closing line of a gated run: the decision first, then why, then what
     /// libtest's `test result` line (printed just above) counts.
     pub fn closing_line(&self, failed_tests: u64) -> String {

@@ -84,12 +84,7 @@ pub fn run(args: Args) -> CliResult {
             );
         }
     };
-    let metric_gate = args
-        .min
-        .as_deref()
-        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
-        .transpose()
-        .map_err(|e| format!("--min {e}"))?;
+    let metric_gate = crate::gate::MetricGate::from_flag(args.min.as_deref(), args.gate_on)?;
     let regression = args
         .baseline
         .as_ref()
@@ -191,24 +186,7 @@ pub fn run(args: Args) -> CliResult {
         metrics: metric_gate,
     };
     let mut decision = gate.decide_with(&outcomes, Some(&coverage), Some(summary));
-    if !regression_pass {
-        decision.pass = false;
-        decision.failed_because.get_or_insert_with(|| {
-            regression_lines
-                .iter()
-                .find(|l| l.contains(": FAIL"))
-                .cloned()
-                .unwrap_or_default()
-        });
-    } else if decision.rate_line.is_none() && !regression_lines.is_empty() {
-        decision.rate_line = Some(
-            regression_lines
-                .iter()
-                .map(|l| l.trim_start_matches("bemula gate: "))
-                .collect::<Vec<_>>()
-                .join("; "),
-        );
-    }
+    decision.add_regression(regression_pass, &regression_lines);
     for line in decision.lines.iter().chain(&regression_lines) {
         println!("{line}");
     }

@@ -199,12 +199,7 @@ pub fn run(args: Args) -> CliResult {
 
 async fn run_async(args: Args) -> CliResult {
     let started = Instant::now();
-    let metric_gate = args
-        .min
-        .as_deref()
-        .map(|spec| crate::gate::MetricGate::parse(spec, args.gate_on, "--min"))
-        .transpose()
-        .map_err(|e| format!("--min {e}"))?;
+    let metric_gate = crate::gate::MetricGate::from_flag(args.min.as_deref(), args.gate_on)?;
     // Before any work: the output directory must be writable, and ours alone.
     report::check_writable(&args.out)?;
     let lock = report::DirLock::report_dir(&args.out)?;
