@@ -23,6 +23,14 @@ fn system_dir(out: &Path) -> PathBuf {
         .expect("a system directory")
 }
 
+/// The journal of the one system directory of `out`, once the run has made it.
+fn journal_in(out: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(out)
+        .ok()?
+        .find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir()))
+        .map(|d| d.join("journal.jsonl"))
+}
+
 /// The calls logged by the counting adapter, as `<call> <namespace>`, without the
 /// preflight's.
 fn calls(log: &Path) -> Vec<String> {
@@ -50,11 +58,8 @@ fn a_completed_pass_is_journaled_while_its_sibling_pass_still_runs() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let journal = loop {
-        let found = std::fs::read_dir(&out).ok().and_then(|entries| {
-            entries
-                .map(|e| e.unwrap().path().join("journal.jsonl"))
-                .find(|p| journaled(p).iter().any(|ns| ns.ends_with("/control")))
-        });
+        let found =
+            journal_in(&out).filter(|p| journaled(p).iter().any(|ns| ns.ends_with("/control")));
         if let Some(journal) = found {
             break journal;
         }
@@ -343,12 +348,7 @@ fn a_full_disk_during_a_run_costs_only_the_passes_it_could_not_journal() {
         }
     };
     let out = disk.path().join("out");
-    let journal = || {
-        std::fs::read_dir(&out)
-            .ok()
-            .and_then(|mut e| e.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir())))
-            .map(|d| d.join("journal.jsonl"))
-    };
+    let journal = || journal_in(&out);
     let lines = |path: &Option<PathBuf>| {
         path.as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok())
@@ -660,10 +660,7 @@ fn signalled_run(
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let journaled = std::fs::read_dir(&out)
-            .ok()
-            .and_then(|mut e| e.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir())))
-            .map_or(0, |d| journaled(&d.join("journal.jsonl")).len());
+        let journaled = journal_in(&out).map_or(0, |j| journaled(&j).len());
         if journaled >= after {
             break;
         }
