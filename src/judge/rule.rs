@@ -63,7 +63,7 @@
 //! no leak values outside the Boolean frame, the long answers above) are left
 //! **unscored**, with the reason, never passed.
 
-mod fold;
+pub(crate) mod fold;
 pub(crate) mod normalize;
 mod parts;
 mod phrases;

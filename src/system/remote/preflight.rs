@@ -129,8 +129,12 @@ impl Canary {
 
     /// The codes of this canary found in `reply` (exact or copied with a few slips),
     /// each as the code it was given as: `(group, item)`. A code-shaped word near no
-    /// code given is not one: a wrong answer, never another namespace's fact.
+    /// code given is not one: a wrong answer, never another namespace's fact. The reply
+    /// is read as the rule judge reads answers: invisible characters removed,
+    /// compatibility forms (fullwidth letters) made plain, case ignored.
     fn found(&self, reply: &str) -> Vec<(usize, usize)> {
+        let reply = crate::judge::rule::fold::fold(reply).to_lowercase();
+        let reply = reply.as_str();
         let prefix = self.token_prefix();
         let mut out = Vec::new();
         for (at, _) in reply.match_indices(&prefix) {
@@ -921,6 +925,27 @@ mod tests {
             .iter()
             .all(|t| distance(t.as_bytes(), unknown.as_bytes()) > COPY_SLIPS);
         assert!(!far || canary.found(&unknown).is_empty());
+    }
+
+    /// A code written with invisible characters inside it, in capitals or in
+    /// fullwidth letters is still the code: a system that recalls its own fact in such
+    /// a form has not lost it, and one that shows another namespace's code so has
+    /// leaked it.
+    #[test]
+    fn a_code_hidden_by_invisible_characters_or_another_form_is_still_found() {
+        let canary = Canary::new();
+        let code = canary.token(2, 0);
+        let split = code.len() - 6;
+        let hidden = format!("{}\u{200B}{}", &code[..split], &code[split..]);
+        assert_eq!(canary.found(&format!("It was {hidden}.")), vec![(2, 0)]);
+        let soft = format!("{}\u{00AD}{}", &code[..3], &code[3..]);
+        assert!(canary.holds(&soft, 2, 0));
+        assert!(canary.holds(&code.to_uppercase(), 2, 0));
+        let wide: String = code
+            .chars()
+            .map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap())
+            .collect();
+        assert!(canary.holds(&format!("code: {wide}"), 2, 0), "{wide}");
     }
 
     #[tokio::test]
