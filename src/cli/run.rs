@@ -559,6 +559,13 @@ async fn run_async(args: Args) -> CliResult {
             );
         }
     }
+    // One judge grades every system of a run: its calibration is quoted once.
+    if let Some((_, summary)) = summaries.first() {
+        println!(
+            "Calibration: {}",
+            report::calibration_line(&summary.judging)
+        );
+    }
     println!(
         "\nReports: {}  (total {:.1}s); figures: {}",
         args.out.display(),

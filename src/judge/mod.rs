@@ -1,6 +1,7 @@
 //! Judges: decide whether an answer is correct for its item. The [`rule::RuleJudge`]
 //! is deterministic and offline; the LLM judge sits behind the same trait.
 
+pub mod calibration;
 pub mod hybrid;
 pub mod rule;
 

@@ -171,6 +171,10 @@ pub struct Judging {
     pub unscored: usize,
     /// `unscored / judged`; null with nothing judged.
     pub unscored_share: Option<f64>,
+    /// The judge's figures on the shipped calibration set, where the project ships
+    /// them (the rule judge, and the rule part of the hybrid judge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::judge::calibration::ShippedCalibration>,
 }
 
 impl Judging {

@@ -467,6 +467,10 @@ fn config_section(out: &mut String, systems: &[System<'_>]) {
             "judged",
             escape(&super::judging_line(&system.summary.judging)),
         );
+        row(
+            "calibration",
+            escape(&super::calibration_line(&system.summary.judging)),
+        );
         for (key, value) in &c.extra {
             row(key, format!("<code>{}</code>", escape(&json_text(value))));
         }

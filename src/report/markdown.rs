@@ -131,6 +131,11 @@ pub fn render_markdown(summary: &Summary) -> String {
         k.records, k.correct, k.wrong, k.errors, k.unscored
     );
     let _ = writeln!(out, "- judged: {}\n", super::judging_line(&summary.judging));
+    let _ = writeln!(
+        out,
+        "- calibration: {}\n",
+        super::calibration_line(&summary.judging)
+    );
     if k.errors > 0 || k.unscored > 0 {
         let _ = writeln!(
             out,

@@ -101,8 +101,10 @@ impl Summary {
         if config.bemula_version.is_empty() {
             config.bemula_version = env!("CARGO_PKG_VERSION").to_string();
         }
+        let mut judging = metrics::judging(records, &config.judge);
+        judging.calibration = crate::judge::calibration::shipped_for(&config.judge);
         Summary {
-            judging: metrics::judging(records, &config.judge),
+            judging,
             config,
             metrics: metrics::compute(records),
             intervals: metrics::bootstrap(records, bootstrap).unwrap_or_default(),
@@ -263,6 +265,11 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, ReportError> {
 /// never sees half a report and a link at `path` is replaced, never followed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     crate::files::write_replacing(path, bytes).map_err(|e| ReportError::io(path, e))
+}
+
+/// One line quoting the judge's shipped calibration figures, or how to measure them.
+pub fn calibration_line(j: &metrics::Judging) -> String {
+    crate::judge::calibration::calibration_line(&j.judge, j.calibration.as_ref())
 }
 
 /// One line saying how a run was judged: the judge, the share each judge decided, the

@@ -228,3 +228,60 @@ fn the_value_in_other_units_or_over_another_period_is_a_leak() {
         Some(true)
     );
 }
+
+/// A run whose answers the rules cannot read says so where the user looks: the footer
+/// names the unscored share and recommends the hybrid judge, and every report quotes
+/// the rule judge's figures on the shipped calibration set.
+#[test]
+fn a_run_with_many_unscored_answers_says_so_and_quotes_the_calibration() {
+    let adapter = format!(
+        "cmd:python3 {}/tests/fixtures/adapters/evasive.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = crate::bemula(&[
+        "run",
+        "--system",
+        &adapter,
+        "--no-preflight",
+        "--shard",
+        "1/16",
+        "--bootstrap",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "records are unscored; grade them with the hybrid judge, --judge rule+llm:MODEL"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Calibration: `rule` on the ") && stdout.contains("development figures"),
+        "{stdout}"
+    );
+    let dir = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("summary.json").is_file())
+        .expect("a report directory");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let judging = &summary["judging"];
+    assert!(
+        judging["unscored_share"].as_f64().unwrap() > 0.05,
+        "{judging}"
+    );
+    assert_eq!(judging["calibration"]["judge"], "rule", "{judging}");
+    assert!(
+        judging["calibration"]["kappa"].as_f64().is_some(),
+        "{judging}"
+    );
+    let markdown = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        markdown.contains("- calibration: `rule` on the "),
+        "{markdown}"
+    );
+}
