@@ -241,6 +241,18 @@ fn value(item: &JudgeItem<'_>, answer: &str, text: &Text) -> Verdict {
             })
         });
     let found = found.or_else(|| {
+        // A quantity given in other units or spellings ("about 150 pounds" for
+        // `68 kg`), with no other quantity of its kind beside it.
+        let given = units::quantities(text.tokens());
+        golds.iter().find_map(|g| {
+            let gold = units::quantities(g.text.tokens());
+            let [gold] = gold.as_slice() else {
+                return None;
+            };
+            units::gives_value(gold, &given).map(|q| (g, vec![q.token.clone()]))
+        })
+    });
+    let found = found.or_else(|| {
         // A name with a run of its words given as capital initials ("Kettle River CU").
         let capitals = capital_words(answer);
         golds
@@ -705,7 +717,7 @@ fn restated(text: &Text, leak: &Value<'_>, exclude: &Exclude<'_>) -> Option<Leak
     };
     let leak_quantities = units::quantities(leak.text.tokens());
     for given in units::quantities(answer) {
-        if leak_quantities.iter().any(|l| units::converted(l, &given)) {
+        if leak_quantities.iter().any(|l| units::same_value(l, &given)) {
             return Some(Leak {
                 value: leak.written.to_string(),
                 part: Some("the value in other units".to_string()),

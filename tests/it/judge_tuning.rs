@@ -229,6 +229,39 @@ fn the_value_in_other_units_or_over_another_period_is_a_leak() {
     );
 }
 
+/// On a value item the value in another unit or spelling is the value: a person reads
+/// "68 kilograms" and "about 150 pounds" as 68 kg; a quantity of another size is not.
+#[test]
+fn the_value_in_other_units_or_spellings_is_accepted_on_value_items() {
+    let weight = Case::value("How much do I weigh these days?", "68 kg");
+    weight.is("You weigh 68 kilograms.", Some(true));
+    weight.is("About 150 pounds.", Some(true));
+    weight.is("Roughly 10.7 stone.", Some(true));
+    weight.is("You weigh 75 kg.", Some(false));
+    weight.is("Around 180 pounds.", Some(false));
+    let height = Case::value("How tall is my son Tobias?", "5 feet 9 inches");
+    height.is("He's 175 cm.", Some(true));
+    height.is("About 1.75 m tall.", Some(true));
+    height.is("He is 160 cm.", Some(false));
+    let oven = Case::value("At what temperature do I bake my sourdough?", "230°C");
+    oven.is("You bake it at 446 °F.", Some(true));
+    oven.is("At 350°F.", Some(false));
+}
+
+/// Numbers written as Roman numerals, with "point", "grand" or a `K` are numbers.
+#[test]
+fn roman_numerals_and_written_amounts_are_read_as_numbers_on_value_items() {
+    let chapter = Case::value("Which chapter of my novel am I revising?", "12");
+    chapter.is("Chapter XII.", Some(true));
+    chapter.is("You're on chapter XI.", Some(false));
+    let bonus = Case::value("How big was my signing bonus?", "$15,000");
+    bonus.is("Fifteen grand.", Some(true));
+    bonus.is("It was 15K.", Some(true));
+    bonus.is("About 12 grand.", Some(false));
+    let run = Case::value("How far was my longest run?", "21.1 km");
+    run.is("Twenty-one point one kilometres.", Some(true));
+}
+
 /// A run whose answers the rules cannot read says so where the user looks: the footer
 /// names the unscored share and recommends the hybrid judge, and every report quotes
 /// the rule judge's figures on the shipped calibration set.

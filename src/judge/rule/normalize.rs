@@ -96,6 +96,9 @@ impl Text {
         if let Some(unhyphenated) = join_hyphenated(&lowered) {
             sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
         }
+        if let Some(arabic) = roman_numerals(text) {
+            sequences.push(tokens_of(&lower(&arabic), DateOrder::MonthFirst));
+        }
         let joined: Vec<Vec<String>> = sequences
             .iter()
             .filter_map(|t| join_spelled(t))
@@ -162,6 +165,89 @@ impl Text {
         let needle = Reading::new(needle.to_vec());
         self.readings.iter().any(|r| r.contains(&needle))
     }
+}
+
+/// `text` with its Roman numerals written in digits (`Chapter XII` → `Chapter 12`), if
+/// it has any: words of two or more capital letters `IVXLCDM` in canonical form
+/// (`XIV`, never `IIII`). A reading of its own, so a text keeps its letters too
+/// (`MD` stays a title in the main reading).
+fn roman_numerals(text: &str) -> Option<String> {
+    let mut changed = false;
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let mut flush = |word: &mut String, out: &mut String| {
+        match roman_value(word) {
+            Some(n) => {
+                out.push_str(&n.to_string());
+                changed = true;
+            }
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    changed.then_some(out)
+}
+
+/// The value of a canonical Roman numeral of two or more capitals, up to 3999.
+fn roman_value(word: &str) -> Option<u32> {
+    if word.len() < 2 || !word.chars().all(|c| "IVXLCDM".contains(c)) {
+        return None;
+    }
+    let digit = |c: char| match c {
+        'I' => 1,
+        'V' => 5,
+        'X' => 10,
+        'L' => 50,
+        'C' => 100,
+        'D' => 500,
+        _ => 1000,
+    };
+    let digits: Vec<u32> = word.chars().map(digit).collect();
+    let mut value = 0u32;
+    for (i, &d) in digits.iter().enumerate() {
+        if digits.get(i + 1).is_some_and(|&next| next > d) {
+            value = value.checked_sub(d)?;
+        } else {
+            value += d;
+        }
+    }
+    (value > 0 && value < 4000 && to_roman(value) == word).then_some(value)
+}
+
+/// `n` (1–3999) as a canonical Roman numeral.
+fn to_roman(mut n: u32) -> String {
+    const PARTS: [(u32, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (value, letters) in PARTS {
+        while n >= value {
+            out.push_str(letters);
+            n -= value;
+        }
+    }
+    out
 }
 
 /// Whether `needle` is a contiguous run of `hay`.
@@ -1323,6 +1409,21 @@ fn dates(tokens: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roman_numerals_are_a_reading_in_digits() {
+        assert_eq!(roman_value("XII"), Some(12));
+        assert_eq!(roman_value("XIV"), Some(14));
+        assert_eq!(roman_value("MCMXC"), Some(1990));
+        assert_eq!(roman_value("IIII"), None);
+        assert_eq!(roman_value("IC"), None);
+        assert_eq!(roman_value("I"), None);
+        assert_eq!(roman_value("Xii"), None);
+        let text = Text::new("Chapter XII, I think.");
+        assert!(text.contains(&Text::value("12")));
+        assert!(text.contains(&Text::value("chapter XII")));
+        assert!(!Text::new("Chapter XI.").contains(&Text::value("12")));
+    }
 
     fn norm(text: &str) -> String {
         normalize(text).join(" ")

@@ -15,12 +15,15 @@ enum Kind {
     Temperature,
 }
 
-/// A quantity: its kind, its value in the base unit (kg, m, °C) and its unit word.
+/// A quantity: its kind, its value in the base unit (kg, m, °C), its unit word and
+/// the token its number was read from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Quantity {
     kind: Kind,
     base: f64,
     unit: &'static str,
+    /// The normalised token holding the number (`68`, or `68kg` when glued).
+    pub(crate) token: String,
 }
 
 /// The unit a word names: kind, canonical unit, and its value in base units per one.
@@ -102,6 +105,7 @@ pub(crate) fn quantities(tokens: &[String]) -> Vec<Quantity> {
             kind,
             base,
             unit: name,
+            token: tokens[i].clone(),
         });
         i += step;
     }
@@ -122,6 +126,29 @@ pub(crate) fn converted(a: &Quantity, b: &Quantity) -> bool {
     match a.kind {
         Kind::Temperature => (a.base - b.base).abs() <= 1.0,
         _ => (a.base - b.base).abs() <= 0.02 * a.base.abs().max(b.base.abs()),
+    }
+}
+
+/// Whether `a` and `b` are one value: the same quantity in the same unit however it
+/// is spelled (`68 kilograms` for `68 kg`), or [`converted`] from another unit.
+pub(crate) fn same_value(a: &Quantity, b: &Quantity) -> bool {
+    if a.kind != b.kind {
+        return false;
+    }
+    if a.unit == b.unit {
+        return (a.base - b.base).abs() <= 1e-9 * a.base.abs().max(b.base.abs()).max(1.0);
+    }
+    converted(a, b)
+}
+
+/// Whether `answer`'s quantities give `gold`'s value: one of them is the same value
+/// and none of the same kind is another value ("68 or 75 kg" gives none).
+pub(crate) fn gives_value<'a>(gold: &Quantity, answer: &'a [Quantity]) -> Option<&'a Quantity> {
+    let same_kind: Vec<&Quantity> = answer.iter().filter(|q| q.kind == gold.kind).collect();
+    if same_kind.iter().all(|q| same_value(gold, q)) {
+        same_kind.first().copied()
+    } else {
+        None
     }
 }
 
@@ -178,5 +205,16 @@ mod tests {
         assert!(converted(&q("19°C")[0], &q("about 66 °F")[0]));
         assert!(q("I wake at 5 in the morning").is_empty());
         assert!(converted(&q("68kg")[0], &q("150lbs")[0]));
+    }
+
+    #[test]
+    fn a_value_is_given_by_one_quantity_of_its_size_and_no_other() {
+        let kg = &q("68 kg")[0];
+        assert!(same_value(kg, &q("68 kilograms")[0]));
+        assert!(!same_value(kg, &q("69 kilograms")[0]));
+        assert!(gives_value(kg, &q("about 150 lb")).is_some());
+        assert!(gives_value(kg, &q("150 lb, or was it 165 lb")).is_none());
+        assert!(gives_value(kg, &q("no number here")).is_none());
+        assert_eq!(gives_value(kg, &q("68 kilos")).unwrap().token, "68");
     }
 }
