@@ -78,15 +78,18 @@ pub struct RequestOutcome {
 fn failed_item(item: &Item<'_>, preservation: bool) -> Option<FailedItem> {
     let cause = item.cause?;
     let record = item.record;
+    // The detail explains the reason without restating it: reports print both as
+    // "reason: detail".
     let (own_reason, detail) = match cause {
         Cause::Error => (
             FailReason::Error,
-            format!(
-                "error: {}",
-                record.error.as_deref().unwrap_or(&record.reason)
-            ),
+            record
+                .error
+                .as_deref()
+                .unwrap_or(&record.reason)
+                .to_string(),
         ),
-        Cause::Unscored => (FailReason::Unscored, format!("unscored: {}", record.reason)),
+        Cause::Unscored => (FailReason::Unscored, record.reason.clone()),
         Cause::Wrong => (FailReason::Wrong, record.reason.clone()),
         Cause::ControlMissing => (
             FailReason::ControlProbeMissing,
@@ -98,7 +101,7 @@ fn failed_item(item: &Item<'_>, preservation: bool) -> Option<FailedItem> {
         Cause::ControlFailed(control) => (
             FailReason::ControlProbeFailed,
             format!(
-                "control probe {} failed on the control version: {}",
+                "{} on the control version: {}",
                 control.question_id,
                 control.error.as_deref().unwrap_or(&control.reason)
             ),
@@ -107,7 +110,7 @@ fn failed_item(item: &Item<'_>, preservation: bool) -> Option<FailedItem> {
     let (reason, detail) = if preservation {
         (
             FailReason::PreservationItemFailed,
-            format!("preservation item failed ({own_reason:?}): {detail}"),
+            format!("{own_reason}: {detail}"),
         )
     } else {
         (own_reason, detail)

@@ -271,7 +271,9 @@ fn worked_example_request_outcomes() {
         [("p2".to_string(), FailReason::PreservationItemFailed)]
     );
     assert!(
-        outcomes[1].failed[0].detail.contains("ControlProbeFailed"),
+        outcomes[1].failed[0]
+            .detail
+            .starts_with("control probe failed: p2 on the control version"),
         "{}",
         outcomes[1].failed[0].detail
     );
@@ -425,6 +427,53 @@ fn errors_unscored_and_missing_controls_never_pass() {
             FailReason::ControlProbeMissing
         ]
     );
+}
+
+/// A failing item's detail explains its reason without restating it, so a report that
+/// prints "reason: detail" says each thing once ("preservation item failed: wrong: …",
+/// never "preservation item failed: preservation item failed (Wrong): …").
+#[test]
+fn a_failing_items_detail_never_restates_its_reason() {
+    let mut i = Instance::new("i", Tier::Short);
+    i.ret("r1", F1, true);
+    i.eff("r1", F1, true).last().error = Some("timeout".to_string());
+    i.ret("r2", F1, true);
+    i.eff("r2", F1, true).last().unscored = true;
+    i.eff("r3", F1, true);
+    let mut records = i.records.clone();
+    records.extend(worked_example());
+    let failed: Vec<_> = request_outcomes(&records)
+        .into_iter()
+        .flat_map(|o| o.failed)
+        .collect();
+    let kinds: std::collections::BTreeSet<String> =
+        failed.iter().map(|f| f.reason.to_string()).collect();
+    assert!(kinds.len() >= 4, "{kinds:?}");
+    for f in &failed {
+        if f.reason == FailReason::Wrong {
+            continue;
+        }
+        let reason = f.reason.to_string();
+        assert!(
+            !f.detail.to_lowercase().contains(&reason),
+            "{reason}: {}",
+            f.detail
+        );
+        assert!(
+            !f.detail.starts_with("error:") && !f.detail.starts_with("unscored:"),
+            "{}",
+            f.detail
+        );
+        if f.reason == FailReason::PreservationItemFailed {
+            assert!(
+                ["wrong: ", "error: ", "unscored: ", "control probe"]
+                    .iter()
+                    .any(|p| f.detail.starts_with(p)),
+                "a preservation item says why it failed: {}",
+                f.detail
+            );
+        }
+    }
 }
 
 /// One instance with two requests (F1, F2) and three preservation items: `control`
