@@ -296,8 +296,37 @@ impl RegressionGate {
 }
 
 /// Writes the report directory `from` (its `summary.json` and `results.jsonl`, checked
-/// to belong together, and `summary.md`) as the baseline `to`.
+/// to belong together, and `summary.md`) as the baseline `to`. When `from` is the
+/// output directory of a `bemula run` of several systems (one report directory per
+/// system), each system's reports become `to/<system dir>`, the layout `bemula run
+/// --baseline` reads.
 pub fn bless_baseline(from: &std::path::Path, to: &std::path::Path) -> Result<String, String> {
+    if !from.join(crate::report::SUMMARY_JSON).is_file() {
+        let mut systems: Vec<std::path::PathBuf> = std::fs::read_dir(from)
+            .map_err(|e| format!("{}: {e}", from.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join(crate::report::SUMMARY_JSON).is_file())
+            .collect();
+        systems.sort();
+        if systems.is_empty() {
+            return Err(format!(
+                "{}: no report to bless: neither a {} here nor report directories holding one",
+                from.display(),
+                crate::report::SUMMARY_JSON
+            ));
+        }
+        let mut lines = Vec::new();
+        for system in systems {
+            let name = system.file_name().unwrap_or_default();
+            lines.push(bless_one(&system, &to.join(name))?);
+        }
+        return Ok(lines.join("\n"));
+    }
+    bless_one(from, to)
+}
+
+/// Blesses one report directory.
+fn bless_one(from: &std::path::Path, to: &std::path::Path) -> Result<String, String> {
     let (summary, _) = crate::report::read_verified(from).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     for name in [

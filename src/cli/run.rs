@@ -88,6 +88,22 @@ pub struct Args {
     /// of the 95% interval).
     #[arg(long, default_value = "point", value_name = "point|lower")]
     pub gate_on: crate::gate::GateOn,
+    /// Regression gate: a blessed baseline (write one with `bemula bless-baseline`).
+    /// Either one system's report directory (for a run of one system), or a directory
+    /// with one report directory per system, named as this run names them
+    /// (`naive-rag/`, …). Exit with status 1 (after writing the reports) when a metric
+    /// of `--max-drop` fell by more than its tolerance with 95% confidence (paired
+    /// cluster bootstrap, as `bemula compare`).
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
+    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
+    #[arg(
+        long,
+        value_name = "METRIC=DROP,...",
+        default_value = "Score=0.02",
+        requires = "baseline"
+    )]
+    pub max_drop: String,
     /// Continue the interrupted run in `--out`: the same configuration is required;
     /// passes already in each system's journal are not run again.
     #[arg(long)]
@@ -223,6 +239,27 @@ async fn run_async(args: Args) -> CliResult {
     }
     let options = args.adapter.options(args.system_retries)?;
     let dirs = dir_names(&specs);
+    // The regression gate is checked before any work: a baseline that is not there
+    // fails now, not after the run.
+    let baselines: Option<(crate::gate::RegressionGate, Vec<PathBuf>)> = match &args.baseline {
+        Some(dir) => {
+            let gate = crate::gate::RegressionGate::parse(
+                dir,
+                &args.max_drop,
+                BootstrapConfig {
+                    resamples: args.bootstrap,
+                    seed: args.bootstrap_seed,
+                    ..BootstrapConfig::default()
+                },
+            )?;
+            let paths = dirs
+                .iter()
+                .map(|name| baseline_of(dir, name, dirs.len()))
+                .collect::<Result<Vec<_>, String>>()?;
+            Some((gate, paths))
+        }
+        None => None,
+    };
     let marker_path = args.out.join(RUN_MARKER);
     let previous: Option<RunMarker> = std::fs::read(&marker_path)
         .ok()
@@ -504,6 +541,29 @@ async fn run_async(args: Args) -> CliResult {
                 ));
             }
         }
+        if let Some((gate, paths)) = &baselines {
+            let index = summaries.len();
+            let gate = crate::gate::RegressionGate {
+                baseline: paths[index].clone(),
+                ..gate.clone()
+            };
+            let (ok, lines) = gate.check(&summary, &records)?;
+            for line in lines {
+                gate_lines.push(format!(
+                    "{}: {}",
+                    crate::terminal::inline(&summary.config.system.name),
+                    line.trim_start_matches("bemula gate: ")
+                ));
+            }
+            if !ok {
+                failing.push(format!(
+                    "{}: worse than the baseline {} (--max-drop {})",
+                    summary.config.system.name,
+                    gate.baseline.display(),
+                    args.max_drop
+                ));
+            }
+        }
         summaries.push((summary.config.system.name.clone(), summary));
         dirs.push(dir);
     }
@@ -593,6 +653,35 @@ pub(crate) fn write_marker(
 ) -> Result<(), report::ReportError> {
     let json = serde_json::to_vec_pretty(marker).unwrap_or_default();
     report::write_file(path, &json)
+}
+
+/// The baseline report directory of the system whose reports go in `name`: `dir`
+/// itself when it is one report directory and the run has one system, else
+/// `dir/name`.
+fn baseline_of(dir: &std::path::Path, name: &str, systems: usize) -> Result<PathBuf, String> {
+    let own = dir.join(name);
+    if own.join("summary.json").is_file() {
+        return Ok(own);
+    }
+    if dir.join("summary.json").is_file() {
+        if systems == 1 {
+            return Ok(dir.to_path_buf());
+        }
+        return Err(format!(
+            "--baseline {}: one system's report directory, but this run evaluates {systems} \
+             systems; give a directory holding one report directory per system ({}/, …)",
+            dir.display(),
+            name
+        ));
+    }
+    Err(format!(
+        "--baseline {}: no baseline for `{name}`: neither {} nor {} exists (write one with \
+         `bemula bless-baseline REPORT_DIR {}`)",
+        dir.display(),
+        own.join("summary.json").display(),
+        dir.join("summary.json").display(),
+        dir.display()
+    ))
 }
 
 /// The test names of every request of `instances`.

@@ -486,6 +486,74 @@ fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not
     assert!(stderr.contains("\"Score=lots\""), "{stderr}");
 }
 
+/// `bemula run --baseline` gates each system against its own blessed reports: a run
+/// directory blessed whole gives one baseline per system; the same systems pass, a
+/// system compared with a better one's baseline fails with the paired difference, and
+/// a baseline that is not there is an error before any work.
+#[test]
+fn bemula_run_gates_each_system_against_its_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
+    let run = |out: &str, systems: &[&str], extra: &[&str]| {
+        let mut args = vec!["run", "--shard", "1/4", "--bootstrap", "50", "--out"];
+        let out = at(out);
+        args.push(&out);
+        for s in systems {
+            args.extend(["--system", s]);
+        }
+        args.extend(extra);
+        crate::bemula(&args)
+    };
+    let (code, _, stderr) = run("before", &["oracle-forget", "null"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = crate::bemula(&["bless-baseline", &at("before"), &at("base")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.matches("blessed").count(), 2, "{stdout}");
+    assert!(dir.path().join("base/oracle-forget/summary.json").is_file());
+    assert!(dir.path().join("base/null/summary.json").is_file());
+
+    let base = at("base");
+    let (code, stdout, stderr) = run("same", &["oracle-forget", "null"], &["--baseline", &base]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("oracle-forget: Score ")
+            && stdout.contains(": difference +0.000 [+0.000, +0.000]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("null: Score 0.000 against baseline 0.000"),
+        "{stdout}"
+    );
+
+    // The worse system in the better one's place: one system's report directory.
+    let (code, stdout, stderr) = run(
+        "worse",
+        &["oracle-wipe"],
+        &[
+            "--baseline",
+            &at("base/oracle-forget"),
+            "--max-drop",
+            "Score=0.05",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("oracle-wipe: Score 0.000 against baseline ")
+            && stdout.contains(": difference -"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL (worse by more than 0.05 with 95% confidence)"),
+        "{stdout}"
+    );
+
+    // No baseline for a system: refused before the run, naming the paths looked at.
+    let (code, _, stderr) = run("none", &["naive-rag"], &["--baseline", &base]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no baseline for `naive-rag`"), "{stderr}");
+    assert!(!dir.path().join("none/naive-rag/summary.json").exists());
+}
+
 #[test]
 fn a_baseline_of_other_data_or_another_judge_is_refused_naming_the_difference() {
     let base = bemula::report::RunInfo {
