@@ -22,10 +22,91 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
-/// Default size of the distinct-n sample, in tokens per side: small enough that a
-/// hand-written set of a few thousand words is measured at the same size as a large
-/// generated one (distinct-n falls as a sample grows, so only equal sizes compare).
-pub const DEFAULT_SAMPLE_TOKENS: usize = 2_500;
+/// Default size of the distinct-n sample, in tokens per side: large enough to span many
+/// instances of a generated set, so repetition across conversations shows (distinct-n
+/// falls as a sample grows, so only equal sizes compare: measure a small hand-written
+/// set and a generated one with the same `--sample-tokens`).
+pub const DEFAULT_SAMPLE_TOKENS: usize = 50_000;
+
+/// Seed of the distinct-n sample: whole ordinary turns drawn across every instance.
+const SAMPLE_SEED: u64 = 0x5eed_f1de;
+
+/// A sentence found in at least this share of the instances (and in two at least) is
+/// a stock sentence for `cross_instance_sentences`.
+const STOCK_INSTANCE_SHARE: f64 = 0.10;
+
+/// Fewest words (after masking) of a sentence counted by `cross_instance_sentences`:
+/// "Thanks!" and "Sounds good." are everyday English in any conversation.
+const MIN_STOCK_WORDS: usize = 3;
+
+/// The vocabulary of asking to forget, replacing and confirming it: a word or bigram
+/// holding one of these is no surface tell, since requests and confirmations must use
+/// it.
+const REQUEST_VOCABULARY: &[&str] = &[
+    "forget",
+    "forgets",
+    "forgot",
+    "forgotten",
+    "forgetting",
+    "delete",
+    "deleted",
+    "deleting",
+    "deletion",
+    "erase",
+    "erased",
+    "remove",
+    "removed",
+    "removing",
+    "wipe",
+    "wiped",
+    "purge",
+    "purged",
+    "scrub",
+    "scrubbed",
+    "discard",
+    "discarded",
+    "drop",
+    "dropped",
+    "memory",
+    "memories",
+    "remember",
+    "remembered",
+    "remembering",
+    "record",
+    "records",
+    "recorded",
+    "store",
+    "stored",
+    "keep",
+    "keeping",
+    "kept",
+    "retain",
+    "retained",
+    "save",
+    "saved",
+    "note",
+    "notes",
+    "noted",
+    "file",
+    "files",
+    "longer",
+    "anymore",
+    "replace",
+    "replaced",
+    "update",
+    "updated",
+    "change",
+    "changed",
+    "instead",
+    "correct",
+    "correction",
+    "corrected",
+    "mind",
+    "done",
+    "gone",
+    "never",
+    "again",
+];
 
 /// The token that replaces every occurrence of a profile fact's value before distinct-n
 /// is counted (no tokenised text can hold `<`).
@@ -489,6 +570,8 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
     let mut measures = Vec::new();
     distinct_n(&indexed, sample_tokens, &mut measures);
     measures.push(repeated_user_sentences(&indexed));
+    measures.push(cross_instance_sentences(&indexed));
+    measures.extend(surface_tells(&indexed));
     measures.extend(confirmations(&indexed));
     measures.push(request_fixed_strings(&indexed));
     measures.extend(length_aucs(&indexed));
@@ -507,13 +590,19 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
 }
 
 fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
-    // Dialogue order, instances by id: a sample of contiguous dialogue shows the
-    // repetition a system meets inside one conversation.
-    let turns = || {
-        indexed
-            .iter()
-            .flat_map(|ix| ix.ordinary().map(move |(_, _, turn)| (ix, turn)))
-    };
+    // Whole ordinary turns drawn at random (seeded) across every instance: the sample
+    // shows repetition across conversations, not only inside the first one.
+    let mut all: Vec<(&Indexed, &Turn)> = indexed
+        .iter()
+        .flat_map(|ix| ix.ordinary().map(move |(_, _, turn)| (ix, turn)))
+        .collect();
+    {
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(SAMPLE_SEED);
+        all.shuffle(&mut rng);
+    }
+    let turns = || all.iter().copied();
     let masked = |side: fn(&Turn) -> &str| {
         move |(ix, turn): (&Indexed, &Turn)| mask(text::tokenize(side(turn)), &ix.values)
     };
@@ -551,7 +640,8 @@ fn distinct_n(indexed: &[Indexed], budget: usize, measures: &mut Vec<Measure>) {
             let (distinct, all) = distinct_ngrams(segments, n);
             let definition = format!(
                 "distinct {n}-grams / all {n}-grams in {tokens} tokens{short} of ordinary \
-                 {who} turns in dialogue order (instances by id), fact values masked"
+                 {who} turns drawn at random across all instances (seeded), fact values \
+                 masked"
             );
             let target = (n == 4).then_some(TARGETS[side]).and_then(Target::at_least);
             measures.push(Measure::share(
@@ -593,6 +683,150 @@ fn repeated_user_sentences(indexed: &[Indexed]) -> Measure {
         total,
         Target::at_most(0.0),
     )
+}
+
+/// A sentence with its specifics masked: fact values, numbers and names (a word in
+/// capitals other than the first, or "I") read as placeholders, then normalised.
+fn stock_form(sentence: &str, values: &[Words]) -> Words {
+    let mut words: Vec<String> = Vec::new();
+    for (i, raw) in sentence.split_whitespace().enumerate() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let capital = word.chars().next().is_some_and(char::is_uppercase);
+        if word.chars().any(|c| c.is_ascii_digit()) {
+            words.push("<n>".into());
+        } else if i > 0 && capital && !(word == "I" || word.starts_with("I'")) {
+            words.push("<name>".into());
+        } else {
+            words.extend(text::tokenize(raw));
+        }
+    }
+    mask(words, values)
+}
+
+fn cross_instance_sentences(indexed: &[Indexed]) -> Measure {
+    let threshold = ((STOCK_INSTANCE_SHARE * indexed.len() as f64).ceil() as usize).max(2);
+    // Each instance's user turns as their masked sentences.
+    let turns: Vec<Vec<Vec<Words>>> = indexed
+        .iter()
+        .map(|ix| {
+            ix.instance
+                .sessions
+                .iter()
+                .flat_map(|s| &s.turns)
+                .map(|t| {
+                    text::split_sentences(&t.user)
+                        .iter()
+                        .map(|s| stock_form(s, &ix.values))
+                        .filter(|w| w.len() >= MIN_STOCK_WORDS)
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let mut instances_of: HashMap<&[String], usize> = HashMap::new();
+    for instance in &turns {
+        let distinct: HashSet<&[String]> = instance.iter().flatten().map(Vec::as_slice).collect();
+        for sentence in distinct {
+            *instances_of.entry(sentence).or_default() += 1;
+        }
+    }
+    let stock = |s: &Words| {
+        instances_of
+            .get(s.as_slice())
+            .is_some_and(|&n| n >= threshold)
+    };
+    let all = turns.iter().map(Vec::len).sum();
+    let holding = turns
+        .iter()
+        .flatten()
+        .filter(|sentences| sentences.iter().any(stock))
+        .count();
+    Measure::share(
+        "cross_instance_sentences",
+        format!(
+            "user turns holding a sentence of {MIN_STOCK_WORDS}+ words (numbers, names and \
+             fact values masked) found in {threshold}+ instances ({:.0}% of them) / all \
+             user turns",
+            100.0 * STOCK_INSTANCE_SHARE
+        ),
+        holding,
+        all,
+        Target::at_most(0.05),
+    )
+}
+
+/// The words and bigrams of `words` that hold no word of [`REQUEST_VOCABULARY`].
+fn tell_grams(words: &[String]) -> HashSet<Vec<String>> {
+    let plain = |w: &String| !REQUEST_VOCABULARY.contains(&w.as_str());
+    let mut out = HashSet::new();
+    for n in 1..=2 {
+        for gram in words.windows(n) {
+            if gram.iter().all(plain) {
+                out.insert(gram.to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// The largest share of `exchanges` (as their grams) covered by one gram that no
+/// ordinary turn (`ordinary`, the same side) holds, with that gram; a gram of one
+/// exchange only is no pattern.
+fn widest_tell(
+    exchanges: &[HashSet<Vec<String>>],
+    ordinary: &HashSet<Vec<String>>,
+) -> (usize, Option<String>) {
+    let mut count: HashMap<&Vec<String>, usize> = HashMap::new();
+    for grams in exchanges {
+        for gram in grams.iter().filter(|g| !ordinary.contains(*g)) {
+            *count.entry(gram).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(_, n)| *n >= 2)
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .map_or((0, None), |(gram, n)| (n, Some(gram.join(" "))))
+}
+
+/// How far one word or bigram alone finds the requests, and the confirmations: the
+/// largest share of request exchanges whose user side holds a word or bigram found in
+/// no ordinary user turn (the deletion vocabulary itself set aside), and the same for
+/// the assistant's confirmations against ordinary assistant turns.
+fn surface_tells(indexed: &[Indexed]) -> [Measure; 2] {
+    let sides: [(&str, &str, fn(&Turn) -> &str); 2] = [
+        ("request_tell_coverage", "requests' user turns", |t| &t.user),
+        (
+            "confirmation_tell_coverage",
+            "requests' assistant confirmations",
+            |t| &t.assistant,
+        ),
+    ];
+    sides.map(|(name, what, side)| {
+        let mut ordinary = HashSet::new();
+        for ix in indexed {
+            for (_, _, turn) in ix.ordinary() {
+                ordinary.extend(tell_grams(&text::tokenize(side(turn))));
+            }
+        }
+        let exchanges: Vec<HashSet<Vec<String>>> = indexed
+            .iter()
+            .flat_map(|ix| &ix.instance.requests)
+            .map(|r| tell_grams(&text::tokenize(side(&r.turn))))
+            .collect();
+        let (covered, gram) = widest_tell(&exchanges, &ordinary);
+        let widest = gram.map_or(String::new(), |g| format!("; widest: \"{g}\""));
+        Measure::share(
+            name,
+            format!(
+                "{what} holding the one word or bigram (in 2+ of them, in no ordinary turn of \
+                 that side, deletion vocabulary set aside) that covers the most / all{widest}"
+            ),
+            covered,
+            exchanges.len(),
+            Target::at_most(0.05),
+        )
+    })
 }
 
 fn confirmations(indexed: &[Indexed]) -> [Measure; 2] {
@@ -1197,6 +1431,18 @@ mod tests {
         // "Leeds sounds lovely." repeats the value; "What a character!" does not.
         assert_eq!(counted(&f, "assistant_restates_value"), (1, 2));
 
+        // The two requests share no word outside the deletion vocabulary that ordinary
+        // user turns lack; their one confirmation is in no ordinary reply.
+        assert_eq!(counted(&f, "request_tell_coverage"), (0, 2));
+        assert_eq!(counted(&f, "confirmation_tell_coverage"), (2, 2));
+        let tell = f.get("confirmation_tell_coverage").unwrap();
+        assert!(
+            tell.definition.ends_with("widest: \"cleared\""),
+            "{}",
+            tell.definition
+        );
+        // One instance: no sentence is found in two.
+        assert_eq!(counted(&f, "cross_instance_sentences"), (0, 5));
         let top = f.get("confirmation_top_share").unwrap();
         assert_eq!((top.value, top.met), (Some(1.0), Some(false)));
         let missed: Vec<&str> = f.missed().map(|m| m.name).collect();
@@ -1204,6 +1450,7 @@ mod tests {
             missed,
             [
                 "repeated_user_sentences",
+                "confirmation_tell_coverage",
                 "confirmation_top_share",
                 "request_fixed_strings",
                 "relearning_differs",
@@ -1287,6 +1534,86 @@ mod tests {
             .value
             .unwrap();
         assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+    }
+
+    /// A stock sentence is one many instances share once names, numbers and values are
+    /// masked; a sentence of one instance only, or of two words, is not.
+    #[test]
+    fn a_sentence_many_instances_share_is_stock_whatever_its_names_and_numbers() {
+        // Each instance's other four user turns are its own.
+        let own = [
+            [
+                "The bakery on our street opened late today.",
+                "My knee aches after that long hike.",
+                "Could you forget the part about the hike?",
+                "We painted the hallway a pale green.",
+            ],
+            [
+                "I finally fixed the squeaky garden gate.",
+                "The train was packed again this morning.",
+                "Please drop what I said about the train.",
+                "Our neighbour lent us a ladder for the gutters.",
+            ],
+            [
+                "I burnt the rice while answering the phone.",
+                "The choir rehearsal ran an hour over.",
+                "Never mind the choir, forget I mentioned it.",
+                "We are thinking of adopting an older cat.",
+            ],
+        ];
+        let mut instances = Vec::new();
+        for (n, (name, age)) in [("Priya", 7), ("Tomasz", 9), ("Aoife", 12)]
+            .iter()
+            .enumerate()
+        {
+            let mut ds = dataset();
+            let mut instance = ds.instances.remove(0);
+            instance.id = format!("hand_{n}");
+            let mut texts = vec![format!(
+                "Honestly, my cousin {name} turned {age} last week. Nice, right?"
+            )];
+            texts.extend(own[n].iter().map(|t| t.to_string()));
+            let turns = instance
+                .sessions
+                .iter_mut()
+                .flat_map(|s| s.turns.iter_mut());
+            for (turn, text) in turns.zip(texts) {
+                turn.user = text;
+            }
+            instances.push(instance);
+        }
+        let ds = Dataset::from_instances(instances, "hand");
+        let f = compute(&ds, 1_000);
+        // Every instance's first turn holds "my cousin <name> turned <n> last week"
+        // (the greeting "Nice, right?" is two words): 3 of the 15 user turns.
+        assert_eq!(counted(&f, "cross_instance_sentences"), (3, 15));
+        let form = stock_form("Then Priya turned 7.", &[]);
+        assert_eq!(form, ["then", "<name>", "turned", "<n>"]);
+        assert_eq!(stock_form("I think I'm fine", &[])[0], "i");
+    }
+
+    #[test]
+    fn the_widest_tell_is_a_gram_of_two_exchanges_or_more_absent_from_ordinary_turns() {
+        let grams = |t: &str| tell_grams(&text::tokenize(t));
+        let ordinary: HashSet<Vec<String>> = ["Could you check the weather", "Thanks a lot"]
+            .iter()
+            .flat_map(|t| grams(t))
+            .collect();
+        let exchanges = [
+            grams("Kindly forget my address"),
+            grams("Kindly drop my phone number"),
+            grams("Could you forget the weather thing"),
+        ];
+        let (n, gram) = widest_tell(&exchanges, &ordinary);
+        assert_eq!((n, gram.as_deref()), (2, Some("kindly")));
+        // Deletion words never count: "forget" is in two exchanges and no ordinary turn.
+        assert!(
+            !grams("please forget it")
+                .iter()
+                .any(|g| g.contains(&"forget".to_string()))
+        );
+        let (n, _) = widest_tell(&exchanges[..1], &ordinary);
+        assert_eq!(n, 0, "a gram of one exchange is no pattern");
     }
 
     #[test]

@@ -249,8 +249,18 @@ fn the_stats_command_reports_bad_data() {
     assert!(err.contains("/no/such/dataset: cannot read"), "{err}");
 }
 
+/// The fidelity targets the generated default set misses today (measured, see the
+/// README's fidelity table).
+const GENERATOR_MISSES: [&str; 5] = [
+    "distinct_4_user",
+    "distinct_4_assistant",
+    "cross_instance_sentences",
+    "request_tell_coverage",
+    "confirmation_tell_coverage",
+];
+
 /// The measure names of `bemula stats --fidelity --json`, in order.
-const FIDELITY_MEASURES: [&str; 20] = [
+const FIDELITY_MEASURES: [&str; 23] = [
     "distinct_4_user",
     "distinct_1_user",
     "distinct_2_user",
@@ -260,6 +270,9 @@ const FIDELITY_MEASURES: [&str; 20] = [
     "distinct_2_assistant",
     "distinct_3_assistant",
     "repeated_user_sentences",
+    "cross_instance_sentences",
+    "request_tell_coverage",
+    "confirmation_tell_coverage",
     "confirmation_distinct",
     "confirmation_top_share",
     "request_fixed_strings",
@@ -308,7 +321,7 @@ fn fidelity_measures(out: &str) -> Vec<Value> {
             assert!((value - count as f64 / total as f64).abs() < 1e-9, "{m}");
         }
     }
-    assert_eq!(json["sample_tokens"], 2500);
+    assert_eq!(json["sample_tokens"], 50_000);
     measures
 }
 
@@ -329,15 +342,21 @@ fn fidelity_measures_the_hand_written_set_as_real_dialogue() {
             > 0.95
     );
     assert_eq!(measure(&measures, "repeated_user_sentences")["value"], 0.0);
-    // Hand-written data meets every target but the two on exchange length: its
-    // requests are written longer than its ordinary exchanges, its fillers shorter.
+    assert_eq!(measure(&measures, "cross_instance_sentences")["value"], 0.0);
+    // Hand-written data meets every target but the two on exchange length (its
+    // requests are written longer than its ordinary exchanges, its fillers shorter)
+    // and the two surface tells: with 23 requests beside 264 ordinary turns, a word two
+    // requests share is easily one no ordinary turn holds.
     let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        err.contains("fidelity targets missed: request_length_auc, filler_length_auc\n"),
+        err.contains(
+            "fidelity targets missed: request_tell_coverage, confirmation_tell_coverage, \
+             request_length_auc, filler_length_auc\n"
+        ),
         "{err}"
     );
-    assert!(out.contains("10 of 12 targets met"), "{out}");
+    assert!(out.contains("11 of 15 targets met"), "{out}");
     assert!(measure(&measures, "deletion_words")["met"] == true);
 }
 
@@ -358,10 +377,21 @@ fn fidelity_measures_the_generated_set_and_prints_a_table() {
         ),
         (Some(0.3), Some(0.7))
     );
-    // The generated set meets every target, the length and deletion-word ones included.
+    // The generated set meets the length, deletion-word and fixed-string targets; it
+    // misses distinct-n across instances, the stock sentences and the surface tells
+    // (the generator's known shortcomings), and `--check` says so.
     let (code, out, err) = bemula(&["stats", "--fidelity", "--lite", "--check"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("12 of 12 targets met"), "{out}");
+    assert_eq!(code, 1, "{out}{err}");
+    for name in GENERATOR_MISSES {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+    for name in [
+        "request_length_auc",
+        "deletion_words",
+        "request_fixed_strings",
+    ] {
+        assert_eq!(measure(&measures, name)["met"], true, "{name}");
+    }
 
     let (code, out, err) = bemula(&["stats", "--fidelity"]);
     assert_eq!(code, 0, "a report exits 0 without --check: {err}");
@@ -415,15 +445,17 @@ fn fidelity_check_fails_on_a_missed_target() {
         .unwrap();
     let (code, out, err) = bemula(&["stats", "--fidelity", "--check", dir.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
-    // The fixture's one request is shorter than its ordinary exchanges and no ordinary
-    // turn uses a deletion word: those two are missed with or without the change.
+    // The fixture's requests are shorter than its ordinary exchanges, no ordinary turn
+    // uses a deletion word, and its few requests share words its ordinary turns lack:
+    // those are missed with or without the change.
     assert!(
         err.contains(
-            "fidelity targets missed: request_length_auc, relearning_differs, deletion_words\n"
+            "fidelity targets missed: request_tell_coverage, confirmation_tell_coverage, \
+             request_length_auc, relearning_differs, deletion_words\n"
         ),
         "{err}"
     );
-    assert!(out.contains("9 of 12 targets met"), "{out}");
+    assert!(out.contains("10 of 15 targets met"), "{out}");
     // Without --check the same report exits 0.
     let (code, _, err) = bemula(&["stats", "--fidelity", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
