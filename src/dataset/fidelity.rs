@@ -789,12 +789,15 @@ fn widest_tell(
         .map_or((0, None), |(gram, n)| (n, Some(gram.join(" "))))
 }
 
+/// One side of an exchange.
+type Side = fn(&Turn) -> &str;
+
 /// How far one word or bigram alone finds the requests, and the confirmations: the
 /// largest share of request exchanges whose user side holds a word or bigram found in
 /// no ordinary user turn (the deletion vocabulary itself set aside), and the same for
 /// the assistant's confirmations against ordinary assistant turns.
 fn surface_tells(indexed: &[Indexed]) -> [Measure; 2] {
-    let sides: [(&str, &str, fn(&Turn) -> &str); 2] = [
+    let sides: [(&str, &str, Side); 2] = [
         ("request_tell_coverage", "requests' user turns", |t| &t.user),
         (
             "confirmation_tell_coverage",
