@@ -900,7 +900,11 @@ impl Harness {
             // Where a reader of the process's output learns how to see the whole run.
             eprintln!(
                 "bemula: cargo-nextest run {run}: this process's results are parts of the run in {}; merge them into reports with `{}`",
-                settings.report_dir.join(PARTS).join(sanitize(run)).display(),
+                settings
+                    .report_dir
+                    .join(PARTS)
+                    .join(sanitize(run))
+                    .display(),
                 report_command(&settings.report_dir)
             );
         }
@@ -2003,7 +2007,10 @@ fn describe_config(info: &RunInfo) -> String {
     let settings = if info.system.settings.is_empty() {
         String::new()
     } else {
-        format!(" {}", serde_json::Value::Object(info.system.settings.clone()))
+        format!(
+            " {}",
+            serde_json::Value::Object(info.system.settings.clone())
+        )
     };
     let checksum: String = info.dataset_checksum.chars().take(12).collect();
     format!(
@@ -2178,32 +2185,30 @@ fn pick_runs(
     let newest = runs.len() - 1;
     let picked: Vec<usize> = match choice {
         RunChoice::Latest => vec![newest],
-        RunChoice::NewestComplete => {
-            match runs.iter().rposition(|r| r.coverage.is_complete()) {
-                Some(i) => {
-                    let newer: Vec<&str> = runs[i + 1..].iter().map(|r| r.id.as_str()).collect();
-                    if let Some(last) = newer.last() {
-                        notes.push(format!(
+        RunChoice::NewestComplete => match runs.iter().rposition(|r| r.coverage.is_complete()) {
+            Some(i) => {
+                let newer: Vec<&str> = runs[i + 1..].iter().map(|r| r.id.as_str()).collect();
+                if let Some(last) = newer.last() {
+                    notes.push(format!(
                             "the newest complete run is {}; {} newer run(s) are filtered ({}): `--run {last}` reports the newest one, `--run latest` too",
                             runs[i].id,
                             newer.len(),
                             newer.join(", ")
                         ));
-                    }
-                    vec![i]
                 }
-                None => {
-                    if runs.len() > 1 {
-                        notes.push(format!(
+                vec![i]
+            }
+            None => {
+                if runs.len() > 1 {
+                    notes.push(format!(
                             "no run in {} covers every request: reporting the newest, {} (`--run all` merges runs of one configuration, such as the partitions of one change)",
                             parts.display(),
                             runs[newest].id
                         ));
-                    }
-                    vec![newest]
                 }
+                vec![newest]
             }
-        }
+        },
         RunChoice::All => {
             let first = &runs[0];
             let other = runs[1..]

@@ -246,10 +246,11 @@ fn report_dir_of_run(dir: &std::path::Path) -> Option<PathBuf> {
     if parts.file_name()? != harness::PARTS {
         return None;
     }
-    let has_outcomes = std::fs::read_dir(dir).ok()?.filter_map(Result::ok).any(|e| {
-        e.file_name()
-            .to_string_lossy()
-            .ends_with(".trials.json")
-    });
-    has_outcomes.then(|| parts.parent().map(PathBuf::from)).flatten()
+    let has_outcomes = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .any(|e| e.file_name().to_string_lossy().ends_with(".trials.json"));
+    has_outcomes
+        .then(|| parts.parent().map(PathBuf::from))
+        .flatten()
 }

@@ -196,7 +196,10 @@ mod tests {
         assert!(read(&path, &key(&config), &config).is_none());
         let again = load_or_generate(target.path(), &config);
         assert_eq!(again.checksum, generated.checksum, "generated instead");
-        assert!(read(&path, &key(&config), &config).is_some(), "and rewritten");
+        assert!(
+            read(&path, &key(&config), &config).is_some(),
+            "and rewritten"
+        );
     }
 
     #[test]
@@ -205,7 +208,10 @@ mod tests {
         let keys: std::collections::BTreeSet<String> = [
             base,
             GenConfig { seed: 43, ..base },
-            GenConfig { lite: false, ..base },
+            GenConfig {
+                lite: false,
+                ..base
+            },
             GenConfig {
                 generator: generate::Generator::V2,
                 ..base
