@@ -92,10 +92,10 @@ pub enum DataSource {
 /// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
 /// | `BEMULA_BASELINE` | regression gate: a blessed baseline's report directory |
 /// | `BEMULA_MAX_DROP` | tolerated drops against the baseline, `Score=0.02` (default) |
-/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating |
+/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating (under cargo-nextest: by `bemula report DIR --baseline BASE --bless-baseline`) |
 /// | `BEMULA_GATE_ON` | what `BEMULA_MIN` compares: `point` (estimate, default) or `lower` (end of the 95% interval) |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
-/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
+/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results (under cargo-nextest: by `bemula report DIR --expectations FILE --bless`) |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 /// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |

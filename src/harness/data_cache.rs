@@ -7,9 +7,9 @@
 //! build that generates it (bemula's version and the running binary's size and
 //! modification time), so a rebuilt generator never reads data of an older one. A file
 //! is written to a temporary name and renamed into place, so a reader sees a whole file
-//! or none, and two processes that race both write the same bytes. On read the
-//! dataset's checksum is recomputed from the instances and compared with the one
-//! stored: a file that does not match is ignored (and the data generated).
+//! or none, and two processes that race both write the same bytes. On read the key, the
+//! length and a hash of the instances are checked against the file's header line: a
+//! file that does not match is ignored (and the data generated).
 
 use crate::dataset::{Dataset, Instance};
 use crate::generate::{self, GenConfig};
@@ -21,11 +21,37 @@ use std::path::{Path, PathBuf};
 /// ones beyond these.
 const KEEP: usize = 8;
 
+/// The first line of a cache file; the instances follow it as one JSON array.
 #[derive(Serialize, Deserialize)]
-struct Cached {
+struct Header {
     key: String,
+    /// The dataset's checksum (of its instance files, as [`Dataset::from_instances`]
+    /// computes it when the data is generated).
     checksum: String,
-    instances: Vec<Instance>,
+    /// Length and FNV-1a hash (by words) of the instances' bytes: a cheap check, where
+    /// recomputing the checksum would cost a debug build most of the time saved.
+    body_bytes: usize,
+    body_fnv: String,
+}
+
+/// FNV-1a over 8-byte words (then the remaining bytes): an eighth of the steps of the
+/// bytewise hash, which matters in a debug build.
+fn fnv1a(bytes: &[u8]) -> String {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let words = bytes.chunks_exact(8);
+    let rest = words.remainder();
+    for word in words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        hash ^= u64::from_le_bytes(w);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    for &b in rest {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    format!("{hash:016x}")
 }
 
 /// The cache directory under a target directory.
@@ -83,28 +109,36 @@ pub(crate) fn load_or_generate(target: &Path, config: &GenConfig) -> Dataset {
 /// The cached dataset at `path`, if it is there, of `key`, and whole.
 fn read(path: &Path, key: &str, config: &GenConfig) -> Option<Dataset> {
     let bytes = std::fs::read(path).ok()?;
-    let cached: Cached = match serde_json::from_slice(&bytes) {
-        Ok(cached) => cached,
-        Err(e) => {
-            eprintln!(
-                "bemula: warning: ignoring the cached data {}: {e}; generating it",
-                path.display()
-            );
-            return None;
-        }
-    };
-    if cached.key != key {
-        return None;
-    }
-    let dataset = Dataset::from_instances(cached.instances, config.source());
-    if dataset.checksum != cached.checksum {
+    let ignore = |why: &str| {
         eprintln!(
-            "bemula: warning: ignoring the cached data {}: its checksum does not match its instances; generating it",
+            "bemula: warning: ignoring the cached data {}: {why}; generating it",
             path.display()
         );
+        None
+    };
+    let Some(newline) = bytes.iter().position(|&b| b == b'\n') else {
+        return ignore("no header line");
+    };
+    let (head, body) = (&bytes[..newline], &bytes[newline + 1..]);
+    let header: Header = match serde_json::from_slice(head) {
+        Ok(header) => header,
+        Err(e) => return ignore(&format!("a malformed header: {e}")),
+    };
+    if header.key != key {
         return None;
     }
-    Some(dataset)
+    if header.body_bytes != body.len() || header.body_fnv != fnv1a(body) {
+        return ignore("its instances are not the ones written");
+    }
+    let instances: Vec<Instance> = match serde_json::from_slice(body) {
+        Ok(instances) => instances,
+        Err(e) => return ignore(&format!("malformed instances: {e}")),
+    };
+    Some(Dataset {
+        instances,
+        checksum: header.checksum,
+        source: config.source(),
+    })
 }
 
 fn write(path: &Path, key: &str, dataset: &Dataset) {
@@ -114,14 +148,20 @@ fn write(path: &Path, key: &str, dataset: &Dataset) {
     if std::fs::create_dir_all(parent).is_err() {
         return;
     }
-    let cached = Cached {
-        key: key.to_string(),
-        checksum: dataset.checksum.clone(),
-        instances: dataset.instances.clone(),
-    };
-    let Ok(bytes) = serde_json::to_vec(&cached) else {
+    let Ok(body) = serde_json::to_vec(&dataset.instances) else {
         return;
     };
+    let header = Header {
+        key: key.to_string(),
+        checksum: dataset.checksum.clone(),
+        body_bytes: body.len(),
+        body_fnv: fnv1a(&body),
+    };
+    let Ok(mut bytes) = serde_json::to_vec(&header) else {
+        return;
+    };
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&body);
     if crate::files::write_replacing(path, &bytes).is_ok() {
         prune(parent, path);
     }
@@ -186,10 +226,12 @@ mod tests {
         assert_eq!(second.source, generated.source);
         assert_eq!(second.instances, generated.instances);
 
-        // An instance changed behind the checksum's back is not the data.
-        let mut cached: Cached = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        cached.instances.pop();
-        std::fs::write(&path, serde_json::to_vec(&cached).unwrap()).unwrap();
+        // An instance changed behind the header's back is not the data.
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let changed = text.replacen("short_001", "short_00l", 1);
+        assert_ne!(changed, text);
+        std::fs::write(&path, changed).unwrap();
         assert!(read(&path, &key(&config), &config).is_none());
         // A truncated file neither.
         std::fs::write(&path, b"{\"key\": \"").unwrap();
