@@ -56,6 +56,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+mod data_cache;
+
 /// Reads one environment variable.
 type EnvSource = Box<dyn Fn(&str) -> Option<String>>;
 
@@ -90,10 +92,10 @@ pub enum DataSource {
 /// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
 /// | `BEMULA_BASELINE` | regression gate: a blessed baseline's report directory |
 /// | `BEMULA_MAX_DROP` | tolerated drops against the baseline, `Score=0.02` (default) |
-/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating |
+/// | `BEMULA_BLESS_BASELINE` | `1`: write this run's reports as the baseline instead of gating (under cargo-nextest: by `bemula report DIR --baseline BASE --bless-baseline`) |
 /// | `BEMULA_GATE_ON` | what `BEMULA_MIN` compares: `point` (estimate, default) or `lower` (end of the 95% interval) |
 /// | `BEMULA_EXPECTATIONS` | expectations file of known failures (must exist, unless blessing) |
-/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results |
+/// | `BEMULA_BLESS` | `1`: rewrite (or create) the expectations file from this run's results (under cargo-nextest: by `bemula report DIR --expectations FILE --bless`) |
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 /// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |
@@ -676,10 +678,15 @@ impl Harness {
             }
         };
         if let Some(run) = &nextest_run {
-            // The first process of a new nextest run makes room for its parts.
+            // The first process of a new nextest run makes room for its parts, and the
+            // reports of an earlier run no longer look current.
             let parts_dir = settings.report_dir.join(PARTS);
-            if !parts_dir.join(sanitize(run)).exists() {
+            let run_dir = parts_dir.join(sanitize(run));
+            if !run_dir.exists() {
                 prune_part_runs(&parts_dir, KEEP_PART_RUNS - 1);
+                std::fs::create_dir_all(&run_dir)
+                    .map_err(|e| format!("{}: {e}", run_dir.display()))?;
+                mark_reports_pending(&settings.report_dir, run).map_err(|e| e.to_string())?;
             }
         }
         if let Some(client) = remote.filter(|_| settings.preflight && !selected.is_empty()) {
@@ -889,6 +896,31 @@ impl Harness {
             .iter()
             .map(|(n, o)| (n.clone(), o.passed))
             .collect();
+        if let Some(run) = &parts {
+            // Where a reader of the process's output learns how to see the whole run.
+            eprintln!(
+                "bemula: cargo-nextest run {run}: this process's results are parts of the run in {}; merge them into reports with `{}`",
+                settings
+                    .report_dir
+                    .join(PARTS)
+                    .join(sanitize(run))
+                    .display(),
+                report_command(&settings.report_dir)
+            );
+        }
+        if settings.bless
+            && let Some(path) = &settings.expectations
+            && parts.is_some()
+        {
+            // Each process knows one request: the file is rewritten once, from the
+            // merged run, instead of by every process in turn.
+            println!(
+                "bemula: under cargo-nextest the expectations are rewritten from the whole run: `{} --expectations {} --bless`",
+                report_command(&settings.report_dir),
+                path.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
         if settings.bless
             && let Some(path) = &settings.expectations
         {
@@ -916,8 +948,8 @@ impl Harness {
         {
             if parts.is_some() {
                 println!(
-                    "bemula: under cargo-nextest the baseline is blessed from the merged run: `bemula report {} --out MERGED` then `bemula bless-baseline MERGED {}`",
-                    settings.report_dir.display(),
+                    "bemula: under cargo-nextest the baseline is blessed from the whole run: `{} --baseline {} --bless-baseline`",
+                    report_command(&settings.report_dir),
                     gate.baseline.display()
                 );
                 return Ok(conclusion.exit_code());
@@ -1227,12 +1259,18 @@ fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
             full,
             generator,
             phrasing,
-        } => Ok(generate::generate(&GenConfig {
-            seed: *seed,
-            generator: *generator,
-            phrasing: *phrasing,
-            lite: !*full,
-        })),
+        } => {
+            let config = GenConfig {
+                seed: *seed,
+                generator: *generator,
+                phrasing: *phrasing,
+                lite: !*full,
+            };
+            Ok(match target_dir() {
+                Some(target) => data_cache::load_or_generate(&target, &config),
+                None => generate::generate(&config),
+            })
+        }
         DataSource::Dir(dir) => Dataset::load(dir)
             .map(|d| d.default_tiers(full))
             .map_err(|e| e.to_string()),
@@ -1617,6 +1655,37 @@ fn known_map(path: Option<&Path>, expectations: &Expectations) -> BTreeMap<Strin
         .collect()
 }
 
+/// `bemula report DIR`, the command that merges a nextest run's parts in `dir`.
+fn report_command(dir: &Path) -> String {
+    let shown = dir.display().to_string();
+    match shlex::try_quote(&shown) {
+        Ok(quoted) => format!("bemula report {quoted}"),
+        Err(_) => format!("bemula report {shown}"),
+    }
+}
+
+/// At the start of a nextest run: the reports of an earlier run in `dir` are removed,
+/// and `summary.md` says that this run's reports are still to be merged, and how.
+fn mark_reports_pending(dir: &Path, run: &str) -> Result<(), report::ReportError> {
+    let had_reports = dir.join(report::SUMMARY_JSON).is_file();
+    report::remove_reports(dir)?;
+    let text = format!(
+        "# bemula: reports pending\n\n\
+         cargo-nextest run `{run}` (started {}) runs each test in a process of its own; \
+         each process writes its results under `{}`, not here.{}\n\n\
+         Merge the run's parts into reports here with:\n\n    {}\n",
+        utc(std::time::SystemTime::now()),
+        Path::new(PARTS).join(sanitize(run)).display(),
+        if had_reports {
+            " The reports of the earlier run that were here were removed."
+        } else {
+            ""
+        },
+        report_command(dir)
+    );
+    report::write_file(&dir.join(report::SUMMARY_MD), text.as_bytes())
+}
+
 /// Removes all but the `keep` newest run directories under `parts`, saying which.
 fn prune_part_runs(parts: &Path, keep: usize) {
     let Ok(entries) = std::fs::read_dir(parts) else {
@@ -1671,6 +1740,12 @@ pub struct Assembled {
     pub records: Vec<Record>,
     /// Each request's outcome and wall time, by test name.
     pub trials: BTreeMap<String, TrialOutcome>,
+    /// The cargo-nextest runs found in the directories, oldest first; those merged are
+    /// marked `picked`.
+    pub runs: Vec<RunListing>,
+    /// What a reader should know about the runs merged (a newer filtered run left
+    /// out, no complete run).
+    pub notes: Vec<String>,
 }
 
 /// Assembles the reports of a run whose tests ran in separate processes (cargo-nextest)
@@ -1687,20 +1762,42 @@ pub fn assemble(dir: &Path, bootstrap: &BootstrapConfig) -> Result<Summary, Stri
     Ok(assembled.summary)
 }
 
-/// Merges the results found in `dirs`: in each, the parts of every run under `parts/`
-/// (left by the processes of cargo-nextest runs, partitions included), or else a
-/// report (`summary.json` with its `results.jsonl`, e.g. of `bemula run --shard`).
+/// Merges the results found in `dirs` (see [`assemble_runs`]), taking from each
+/// directory of cargo-nextest parts its newest complete run.
+pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<Assembled, String> {
+    assemble_runs(dirs, &RunChoice::default(), bootstrap)
+}
+
+/// Merges the results found in `dirs`. Each is a harness report directory holding the
+/// parts of cargo-nextest runs under `parts/` (of which `choice` picks the runs to
+/// merge), one run's parts (`<report dir>/parts/<run id>`), or else a report
+/// (`summary.json` with its `results.jsonl`, e.g. of `bemula run --shard`).
 /// Every source must have the same configuration (system, judge, answerer, data);
 /// a record present twice must be the same (duplicates are tolerated, conflicts are an
 /// error naming both files). The summary states its coverage: the requests expected
-/// (the union of what the sources expected) against those present.
-pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<Assembled, String> {
+/// (the union of what the sources expected) against those present; a merge of nextest
+/// parts that leaves requests out says in its configuration that it is a filtered run.
+pub fn assemble_runs(
+    dirs: &[PathBuf],
+    choice: &RunChoice,
+    bootstrap: &BootstrapConfig,
+) -> Result<Assembled, String> {
     type Key = (String, crate::dataset::Version, String);
+    if let RunChoice::Id(id) = choice
+        && dirs.len() > 1
+    {
+        return Err(format!(
+            "--run {id} picks one run of one report directory; give that directory alone"
+        ));
+    }
     let mut records: Vec<Record> = Vec::new();
     let mut seen: BTreeMap<Key, (usize, PathBuf)> = BTreeMap::new();
     let mut trials: BTreeMap<String, TrialOutcome> = BTreeMap::new();
     let mut expected: BTreeSet<String> = BTreeSet::new();
     let mut info: Option<(RunInfo, PathBuf)> = None;
+    let mut listed: Vec<RunListing> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut merged_runs: Vec<String> = Vec::new();
     let mut check_info = |candidate: RunInfo, from: &Path| -> Result<(), String> {
         match &info {
             None => {
@@ -1733,7 +1830,7 @@ pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<As
                 Some((index, first)) => {
                     if records[*index] != record {
                         return Err(format!(
-                            "{} and {} hold conflicting records of {} question {} on the {} version: results of different runs cannot merge (remove the stale ones)",
+                            "{} and {} hold conflicting records of {} question {} on the {} version: results of different runs cannot merge (pick one run with --run ID, or remove the stale ones)",
                             first.display(),
                             from.display(),
                             key.0,
@@ -1751,52 +1848,25 @@ pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<As
         Ok(())
     };
     for dir in dirs {
-        let parts = dir.join(PARTS);
-        if parts.is_dir() {
-            let mut runs: Vec<PathBuf> = std::fs::read_dir(&parts)
-                .map_err(|e| format!("{}: {e}", parts.display()))?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            runs.sort();
-            let mut found = false;
-            for run in runs {
-                let mut files: Vec<PathBuf> = std::fs::read_dir(&run)
-                    .map_err(|e| format!("{}: {e}", run.display()))?
-                    .filter_map(Result::ok)
-                    .map(|e| e.path())
-                    .filter(|p| p.is_file())
-                    .collect();
-                // The outcomes (with the configuration) before the records, so that a
-                // run of another configuration is named as such.
-                files.sort_by_key(|f| (!f.to_string_lossy().ends_with(".trials.json"), f.clone()));
-                for file in &files {
-                    let name = file
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    if name.ends_with(".trials.json") {
-                        let bytes =
-                            std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-                        let part: Part = serde_json::from_slice(&bytes).map_err(|e| {
-                            format!("{}: not a bemula report part: {e}", file.display())
-                        })?;
-                        check_info(part.info, file)?;
-                        expected.extend(part.expected);
-                        trials.extend(part.trials);
-                        found = true;
-                    } else if name.ends_with(".jsonl") {
-                        add_records(report::read_records(file).map_err(|e| e.to_string())?, file)?;
-                    }
-                }
-            }
-            if !found {
+        let runs: Vec<RunListing> = if dir.join(PARTS).is_dir() || is_parts_dir(dir) {
+            let parts = if dir.join(PARTS).is_dir() {
+                dir.join(PARTS)
+            } else {
+                dir.clone()
+            };
+            let mut runs = list_runs(&parts)?;
+            if runs.is_empty() {
                 return Err(format!(
                     "{}: no trial outcomes found; run the tests under cargo-nextest first",
                     parts.display()
                 ));
             }
+            pick_runs(&mut runs, choice, &parts, &mut notes)?;
+            runs
+        } else if is_run_dir(dir) {
+            let mut run = read_run(dir)?;
+            run.picked = true;
+            vec![run]
         } else if dir.join(report::SUMMARY_JSON).is_file() {
             let (summary, batch) = report::read_verified(dir).map_err(|e| e.to_string())?;
             let summary_path = dir.join(report::SUMMARY_JSON);
@@ -1817,28 +1887,377 @@ pub fn assemble_many(dirs: &[PathBuf], bootstrap: &BootstrapConfig) -> Result<As
                 expected.extend(coverage.missing.iter().cloned());
             }
             add_records(batch, &dir.join(report::RESULTS))?;
+            continue;
         } else {
             return Err(format!(
                 "{}: nothing to report: no parts/ of a cargo-nextest run and no summary.json",
                 dir.display()
             ));
+        };
+        for run in runs.iter().filter(|r| r.picked) {
+            merged_runs.push(run.id.clone());
+            for (file, part) in &run.parts {
+                check_info(part.info.clone(), file)?;
+                expected.extend(part.expected.iter().cloned());
+                trials.extend(part.trials.clone());
+            }
+            for file in &run.record_files {
+                add_records(report::read_records(file).map_err(|e| e.to_string())?, file)?;
+            }
         }
+        listed.extend(runs);
     }
-    let (info, _) = info.ok_or("no report directories given")?;
+    let (mut info, _) = info.ok_or("no report directories given")?;
     records.sort_by(|a, b| (&a.instance, a.version).cmp(&(&b.instance, b.version)));
-    let mut summary = Summary::build(&records, info, bootstrap);
-    let present: BTreeSet<String> = summary.requests.iter().map(report::outcome_name).collect();
+    let present: BTreeSet<String> = trials.keys().cloned().collect();
     if expected.is_empty() {
         // Parts of an older bemula: what was expected is not known.
         expected = present.clone();
     }
+    let coverage = report::Coverage::of(&expected, &present);
+    if !merged_runs.is_empty() && !coverage.is_complete() {
+        // A merge of nextest parts that leaves requests out is a filtered run.
+        info.extra.insert(
+            "selection".into(),
+            format!(
+                "filtered run: {} of the {} requests (cargo-nextest run{} {})",
+                coverage.present,
+                coverage.expected,
+                if merged_runs.len() == 1 { "" } else { "s" },
+                merged_runs.join(", ")
+            )
+            .into(),
+        );
+    }
+    let mut summary = Summary::build(&records, info, bootstrap);
+    let present: BTreeSet<String> = summary.requests.iter().map(report::outcome_name).collect();
     summary.coverage = Some(report::Coverage::of(&expected, &present));
     summary.run_id = Some(report::new_run_id());
     Ok(Assembled {
         summary,
         records,
         trials,
+        runs: listed,
+        notes,
     })
+}
+
+/// Which cargo-nextest runs of a report directory `bemula report` merges (`--run`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RunChoice {
+    /// The newest run that covers every request; the newest run when none does.
+    #[default]
+    NewestComplete,
+    /// The newest run, whatever it covers (`latest`).
+    Latest,
+    /// Every run, which must all be of one configuration (`all`): the partitions of
+    /// one change, for example.
+    All,
+    /// The run of this id (or of the only id that starts with it).
+    Id(String),
+}
+
+impl std::str::FromStr for RunChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RunChoice, String> {
+        match s.trim() {
+            "" => Err("expected a run id, `latest` or `all`".into()),
+            "latest" => Ok(RunChoice::Latest),
+            "all" => Ok(RunChoice::All),
+            id => Ok(RunChoice::Id(id.to_string())),
+        }
+    }
+}
+
+/// One cargo-nextest run found in a report directory's `parts/`.
+#[derive(Debug, Clone)]
+pub struct RunListing {
+    /// The run id (nextest's `NEXTEST_RUN_ID`, as its directory is named).
+    pub id: String,
+    /// Its directory, `<report dir>/parts/<run id>`.
+    pub dir: PathBuf,
+    /// When its last process wrote its outcome.
+    pub finished: std::time::SystemTime,
+    /// Its configuration (of its first part).
+    pub info: RunInfo,
+    /// What it covers of the requests its processes expected.
+    pub coverage: report::Coverage,
+    /// Whether it is merged.
+    pub picked: bool,
+    parts: Vec<(PathBuf, Part)>,
+    record_files: Vec<PathBuf>,
+}
+
+impl RunListing {
+    /// One line: id, time, configuration and coverage, `*` in front when merged.
+    pub fn line(&self) -> String {
+        format!(
+            "{} {}  {}  {}  {}",
+            if self.picked { "*" } else { " " },
+            self.id,
+            utc(self.finished),
+            describe_config(&self.info),
+            self.coverage.line()
+        )
+    }
+}
+
+/// The configuration in a few words: system and settings, judge, answerer, data.
+fn describe_config(info: &RunInfo) -> String {
+    let settings = if info.system.settings.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " {}",
+            serde_json::Value::Object(info.system.settings.clone())
+        )
+    };
+    let checksum: String = info.dataset_checksum.chars().take(12).collect();
+    format!(
+        "system {}{settings}, judge {}, answerer {}, data {checksum}{}",
+        info.system.name,
+        info.judge,
+        info.answerer,
+        info.data_seed
+            .map(|s| format!(" (seed {s})"))
+            .unwrap_or_default()
+    )
+}
+
+/// `2026-12-02 01:50:35 UTC`.
+fn utc(time: std::time::SystemTime) -> String {
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+fn trial_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".trials.json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `dir` is one run's parts (`<report dir>/parts/<run id>`).
+fn is_run_dir(dir: &Path) -> bool {
+    !trial_files(dir).is_empty()
+}
+
+/// Whether `dir` is a `parts/` directory itself (runs in its subdirectories).
+fn is_parts_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.path().is_dir() && is_run_dir(&e.path()))
+    })
+}
+
+/// The runs under a `parts/` directory, oldest first (by the time their last process
+/// wrote its outcome). A run directory without outcomes (a run under way, or one whose
+/// processes all failed to start) is not a run.
+pub fn list_runs(parts: &Path) -> Result<Vec<RunListing>, String> {
+    let mut runs = Vec::new();
+    let entries = std::fs::read_dir(parts).map_err(|e| format!("{}: {e}", parts.display()))?;
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() && is_run_dir(&path) {
+            runs.push(read_run(&path)?);
+        }
+    }
+    runs.sort_by(|a, b| (a.finished, &a.id).cmp(&(b.finished, &b.id)));
+    Ok(runs)
+}
+
+/// Reads one run's outcomes (its records are read when it is merged).
+fn read_run(dir: &Path) -> Result<RunListing, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut parts = Vec::new();
+    let mut record_files = Vec::new();
+    let mut finished = std::time::UNIX_EPOCH;
+    for file in files {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".trials.json") {
+            let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let part: Part = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("{}: not a bemula report part: {e}", file.display()))?;
+            if let Ok(modified) = std::fs::metadata(&file).and_then(|m| m.modified()) {
+                finished = finished.max(modified);
+            }
+            parts.push((file, part));
+        } else if name.ends_with(".jsonl") && name != report::RESULTS && !name.starts_with('.') {
+            record_files.push(file);
+        }
+    }
+    let Some((first, _)) = parts.first() else {
+        return Err(format!(
+            "{}: no trial outcomes found; run the tests under cargo-nextest first",
+            dir.display()
+        ));
+    };
+    let info = parts[0].1.info.clone();
+    for (file, part) in &parts[1..] {
+        let differs = config_differences(&info, &part.info);
+        if !differs.is_empty() {
+            return Err(format!(
+                "{} and {} are parts of one run with different configurations ({})",
+                first.display(),
+                file.display(),
+                differs.join("; ")
+            ));
+        }
+    }
+    let expected: BTreeSet<String> = parts
+        .iter()
+        .flat_map(|(_, p)| p.expected.iter().cloned())
+        .collect();
+    let present: BTreeSet<String> = parts
+        .iter()
+        .flat_map(|(_, p)| p.trials.keys().cloned())
+        .collect();
+    let expected = if expected.is_empty() {
+        present.clone()
+    } else {
+        expected
+    };
+    Ok(RunListing {
+        id: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        dir: dir.to_path_buf(),
+        finished,
+        info,
+        coverage: report::Coverage::of(&expected, &present),
+        picked: false,
+        parts,
+        record_files,
+    })
+}
+
+/// The runs of `parts` listed, one a line.
+fn run_list(runs: &[RunListing]) -> String {
+    runs.iter()
+        .map(|r| format!("  {}", r.line()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Marks the runs `choice` picks (`runs` oldest first), adding what a reader should
+/// know about the choice to `notes`.
+fn pick_runs(
+    runs: &mut [RunListing],
+    choice: &RunChoice,
+    parts: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let newest = runs.len() - 1;
+    let picked: Vec<usize> = match choice {
+        RunChoice::Latest => vec![newest],
+        RunChoice::NewestComplete => match runs.iter().rposition(|r| r.coverage.is_complete()) {
+            Some(i) => {
+                let newer: Vec<&str> = runs[i + 1..].iter().map(|r| r.id.as_str()).collect();
+                if let Some(last) = newer.last() {
+                    notes.push(format!(
+                            "the newest complete run is {}; {} newer run(s) are filtered ({}): `--run {last}` reports the newest one, `--run latest` too",
+                            runs[i].id,
+                            newer.len(),
+                            newer.join(", ")
+                        ));
+                }
+                vec![i]
+            }
+            None => {
+                if runs.len() > 1 {
+                    notes.push(format!(
+                            "no run in {} covers every request: reporting the newest, {} (`--run all` merges runs of one configuration, such as the partitions of one change)",
+                            parts.display(),
+                            runs[newest].id
+                        ));
+                }
+                vec![newest]
+            }
+        },
+        RunChoice::All => {
+            let first = &runs[0];
+            let other = runs[1..]
+                .iter()
+                .find(|r| !config_differences(&first.info, &r.info).is_empty());
+            if let Some(other) = other {
+                return Err(format!(
+                    "the runs in {} are of different configurations ({}: {}); only runs of one configuration merge: pick one with --run ID. The runs, oldest first:\n{}",
+                    parts.display(),
+                    first.id,
+                    config_differences(&first.info, &other.info).join("; "),
+                    run_list(runs)
+                ));
+            }
+            (0..runs.len()).collect()
+        }
+        RunChoice::Id(id) => {
+            let exact: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].id == *id).collect();
+            let matching: Vec<usize> = if exact.is_empty() {
+                (0..runs.len())
+                    .filter(|&i| runs[i].id.starts_with(id.as_str()))
+                    .collect()
+            } else {
+                exact
+            };
+            match matching.as_slice() {
+                [one] => vec![*one],
+                [] => {
+                    return Err(format!(
+                        "--run {id}: no such run in {}; the runs, oldest first:\n{}",
+                        parts.display(),
+                        run_list(runs)
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "--run {id}: {} runs in {} start with it; give more of the id. The runs, oldest first:\n{}",
+                        matching.len(),
+                        parts.display(),
+                        run_list(runs)
+                    ));
+                }
+            }
+        }
+    };
+    for i in picked {
+        runs[i].picked = true;
+    }
+    Ok(())
 }
 
 /// The settings that differ between two runs' configurations, by name.
@@ -1894,17 +2313,22 @@ fn default_report_dir() -> PathBuf {
             _ => s,
         })
         .unwrap_or_else(|| "bemula".into());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+    let target = target_dir().unwrap_or_else(|| PathBuf::from("target"));
+    target.join("bemula").join(binary)
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR`, or the ancestor of the running binary
+/// that holds cargo's `CACHEDIR.TAG`; `None` for a binary outside a target directory.
+fn target_dir() -> Option<PathBuf> {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| {
-            exe.as_ref().and_then(|p| {
-                p.ancestors()
-                    .find(|a| a.join("CACHEDIR.TAG").is_file())
-                    .map(Path::to_path_buf)
-            })
+            let exe = std::env::current_exe().ok()?;
+            exe.ancestors()
+                .find(|a| a.join("CACHEDIR.TAG").is_file())
+                .map(Path::to_path_buf)
         })
-        .unwrap_or_else(|| PathBuf::from("target"));
-    target.join("bemula").join(binary)
 }
 
 #[cfg(test)]

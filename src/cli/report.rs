@@ -19,7 +19,16 @@ pub struct Args {
     /// report directories of `bemula run --shard`.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// Where the merged reports go (default: the only DIR; required with several).
+    /// Which cargo-nextest runs of a report directory to merge: the default is the
+    /// newest run that covers every request (the newest run when none does); `latest`
+    /// the newest run whatever it covers; `all` every run, which must be of one
+    /// configuration (the partitions of one change); or a run id (or the start of one).
+    /// The runs found are listed, the merged ones marked `*`.
+    #[arg(long, value_name = "ID|latest|all")]
+    pub run: Option<harness::RunChoice>,
+    /// Where the merged reports go (default: the only DIR, or the report directory
+    /// above it when DIR is one run's parts, `<report dir>/parts/<run id>`; required
+    /// with several).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Gate: fail (exit status 1) unless the request pass rate is at least this fraction.
@@ -53,6 +62,10 @@ pub struct Args {
     /// Rewrite the expectations file from the merged outcomes (creates it if missing).
     #[arg(long, requires = "expectations")]
     pub bless: bool,
+    /// Write the merged reports as the baseline `--baseline DIR` instead of gating on
+    /// it (under cargo-nextest, the harness's `BEMULA_BLESS_BASELINE=1` is done here).
+    #[arg(long, requires = "baseline")]
+    pub bless_baseline: bool,
     /// Apply the gate to the requests present even when some expected ones are missing
     /// (by default an incomplete report fails any gate).
     #[arg(long)]
@@ -76,7 +89,7 @@ fn rate(s: &str) -> Result<f64, String> {
 pub fn run(args: Args) -> CliResult {
     let out = match (&args.out, args.dirs.as_slice()) {
         (Some(out), _) => out.clone(),
-        (None, [only]) => only.clone(),
+        (None, [only]) => report_dir_of_run(only).unwrap_or_else(|| only.clone()),
         (None, _) => {
             return Err(
                 "several directories to merge: say where the merged reports go with --out DIR"
@@ -110,7 +123,8 @@ pub fn run(args: Args) -> CliResult {
         seed: args.bootstrap_seed,
         ..BootstrapConfig::default()
     };
-    let assembled = harness::assemble_many(&args.dirs, &bootstrap)?;
+    let choice = args.run.clone().unwrap_or_default();
+    let assembled = harness::assemble_runs(&args.dirs, &choice, &bootstrap)?;
     let summary = &assembled.summary;
     let coverage = summary.coverage.clone().unwrap_or_default();
     // The first line says whether the report is whole.
@@ -120,6 +134,27 @@ pub fn run(args: Args) -> CliResult {
         args.dirs.len(),
         if args.dirs.len() == 1 { "y" } else { "ies" }
     );
+    if !assembled.runs.is_empty() {
+        let merged = assembled.runs.iter().filter(|r| r.picked).count();
+        println!(
+            "bemula report: {} cargo-nextest run(s) found, oldest first; {merged} merged (*):",
+            assembled.runs.len()
+        );
+        for run in &assembled.runs {
+            println!("  {}", run.line());
+        }
+    }
+    for note in &assembled.notes {
+        println!("bemula report: {note}");
+    }
+    if let Some(selection) = summary
+        .config
+        .extra
+        .get("selection")
+        .and_then(|v| v.as_str())
+    {
+        println!("bemula report: this is a {selection}");
+    }
     let times = assembled
         .trials
         .iter()
@@ -159,6 +194,12 @@ pub fn run(args: Args) -> CliResult {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    if args.bless_baseline
+        && let Some(gate) = &regression
+    {
+        println!("{}", crate::gate::bless_baseline(&out, &gate.baseline)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut regression_lines = Vec::new();
     let mut regression_pass = true;
     if let Some(gate) = &regression {
@@ -196,4 +237,20 @@ pub fn run(args: Args) -> CliResult {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The report directory above `dir` when `dir` is one run's parts,
+/// `<report dir>/parts/<run id>`.
+fn report_dir_of_run(dir: &std::path::Path) -> Option<PathBuf> {
+    let parts = dir.parent()?;
+    if parts.file_name()? != harness::PARTS {
+        return None;
+    }
+    let has_outcomes = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .any(|e| e.file_name().to_string_lossy().ends_with(".trials.json"));
+    has_outcomes
+        .then(|| parts.parent().map(PathBuf::from))
+        .flatten()
 }

@@ -16,6 +16,7 @@ mod limiter;
 #[cfg(feature = "llm")]
 mod llm;
 mod metrics;
+mod nextest_loop;
 mod preflight;
 mod protocol;
 #[cfg(feature = "llm")]
