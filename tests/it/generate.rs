@@ -1056,6 +1056,8 @@ mod cli {
             #[cfg(feature = "llm")]
             realise: None,
             #[cfg(feature = "llm")]
+            realise_units: None,
+            #[cfg(feature = "llm")]
             llm: Default::default(),
         }
     }
