@@ -282,14 +282,25 @@ fn realise_units_sends_only_the_first_units_of_each_kind() {
     assert!(text.contains("--realise-units"), "{text}");
     let realised = instance(&out);
     let turns = texts(&realised);
-    let well = turns.iter().filter(|t| t.starts_with("Well, ")).count();
-    assert_eq!(well, 4, "the first two user and assistant texts");
-    assert!(turns[0].starts_with("Well, ") && turns[1].starts_with("Well, "));
-    assert!(!turns[4].starts_with("Well, "));
+    let plain_dir = dir.path().join("plain");
+    let (plain_out, plain_text) = generate(None, &plain_dir, &dir.path().join("cache"));
+    assert!(plain_out.status.success(), "{plain_text}");
+    let template = texts(&instance(&plain_dir));
+    let changed: Vec<usize> = (0..turns.len())
+        .filter(|&i| turns[i] != template[i])
+        .collect();
+    assert_eq!(
+        changed.len(),
+        5,
+        "the first two user and assistant texts and the request's exchange: {changed:?}"
+    );
+    assert_eq!(&changed[..4], [0, 1, 2, 3]);
     let questions = realised["questions"].as_array().unwrap();
+    let plain = instance(&plain_dir);
     let rewritten = questions
         .iter()
-        .filter(|q| q["text"].as_str().unwrap().starts_with("Well, "))
+        .zip(plain["questions"].as_array().unwrap())
+        .filter(|(q, p)| q["text"] != p["text"])
         .count();
     assert_eq!(rewritten, 2);
     let m = manifest(&out);
