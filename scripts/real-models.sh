@@ -90,15 +90,20 @@ for path in summaries:
         r = json.loads(line)
         if r.get("error"):
             problems.append(f"{system}: results.jsonl line {n} ({r['question_id']}, {r['version']}): error {r['error']}")
-        elif r.get("correct") is None:
+        elif r.get("unscored") or r.get("correct") is None:
             unscored += 1
             if not (r.get("reason") or "").strip():
                 problems.append(f"{system}: results.jsonl line {n} ({r['question_id']}): unscored without a reason")
     judging = s.get("judging") or {}
+    stats = (s["config"].get("extra") or {}).get("judge_stats") or {}
+    verdicts = ""
+    if stats:
+        verdicts = f"; {stats.get('unparsable_replies', 0)} judge replies without a verdict"
     lines.append(
-        f"{name}: {system}: {counts['records']} records, {counts['scored']} scored "
-        f"({counts['correct']} correct), {unscored} unscored, {counts['errors']} errors; "
-        f"{calls} model calls, {failed} failed; judged by {judging.get('decided_by')}"
+        f"{name}: {system}: {counts['records']} records, {counts['correct']} correct, "
+        f"{counts['wrong']} wrong, {unscored} unscored (each with its reason), "
+        f"{counts['errors']} errors; {calls} model calls, {failed} failed{verdicts}; "
+        f"decided by {judging.get('decided_by')}"
     )
 print("\n".join(lines))
 if problems:
