@@ -68,6 +68,12 @@ pub struct Args {
     #[cfg(feature = "llm")]
     #[arg(long, value_name = "llm:MODEL")]
     pub realise: Option<String>,
+    /// With `--realise`: rewrite at most N units of each kind (user turns, assistant
+    /// replies, requests, questions) per instance, the first ones; the rest keep the
+    /// template text. A quick trial of a model; the manifest records the limit.
+    #[cfg(feature = "llm")]
+    #[arg(long, value_name = "N", requires = "realise")]
+    pub realise_units: Option<usize>,
     /// LLM endpoint settings (used by `--realise`).
     #[cfg(feature = "llm")]
     #[command(flatten)]
@@ -127,7 +133,7 @@ pub fn run(args: Args) -> CliResult {
     #[cfg(feature = "llm")]
     let (dataset, realised) = match &args.realise {
         Some(spec) => {
-            let (dataset, realised) = realise(spec, &args.llm, dataset)?;
+            let (dataset, realised) = realise(spec, &args.llm, args.realise_units, dataset)?;
             (dataset, Some(realised))
         }
         None => (dataset, None),
@@ -264,8 +270,12 @@ fn only_instances(dataset: Dataset, ids: &[String]) -> Result<Dataset, String> {
 fn realise(
     spec: &str,
     llm: &crate::llm::LlmArgs,
+    per_kind: Option<usize>,
     dataset: Dataset,
 ) -> Result<(Dataset, Realised), String> {
+    if per_kind == Some(0) {
+        return Err("--realise-units 0: expected at least 1 unit of each kind".into());
+    }
     use crate::generate::llm_realise;
     use crate::llm::{LlmClient, UsageMeter};
     let model = match spec.trim().strip_prefix("llm:") {
@@ -289,7 +299,9 @@ fn realise(
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (dataset, counts) = runtime
-        .block_on(llm_realise::realise(dataset, &client, true))
+        .block_on(llm_realise::realise_limited(
+            dataset, &client, true, per_kind,
+        ))
         .map_err(|e| format!("--realise {spec}: nothing was written: {e}"))?;
     let problems = crate::dataset::validate::validate(&dataset);
     if !problems.is_empty() {
@@ -301,12 +313,20 @@ fn realise(
             shown.join("\n")
         ));
     }
+    let mut counts_json = serde_json::to_value(counts).map_err(|e| e.to_string())?;
+    let mut lines = counts.lines();
+    if let (Some(limit), Some(map)) = (per_kind, counts_json.as_object_mut()) {
+        map.insert("units_per_kind".into(), limit.into());
+        lines.push(format!(
+            "at most {limit} units of each kind per instance were sent (--realise-units); the rest keep the template text"
+        ));
+    }
     Ok((
         dataset,
         Realised {
             model: model.to_string(),
-            counts: serde_json::to_value(counts).map_err(|e| e.to_string())?,
-            lines: counts.lines(),
+            counts: counts_json,
+            lines,
         },
     ))
 }

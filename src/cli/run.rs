@@ -21,7 +21,8 @@ use std::time::Instant;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// System to evaluate: a built-in name (null, transcript, naive-rag, wipe,
-    /// scoped-forget), `full-context:MODEL` (needs an LLM endpoint), `cmd:COMMAND LINE`
+    /// scoped-forget), `full-context:MODEL` (needs an LLM endpoint), `embed-rag:MODEL`
+    /// (the paper's Naive RAG: needs an embeddings endpoint), `cmd:COMMAND LINE`
     /// for a stdio adapter, or an `http://` URL for an HTTP adapter, or an instrument
     /// that reads the dataset (`oracle-forget`, the positive control; `oracle-wipe`).
     /// Repeat for several; default: every built-in system (no instrument).
@@ -112,7 +113,7 @@ pub struct Args {
     /// balanced by size. `bemula report` merges the shards' report directories.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
-    /// LLM endpoint settings (used by `llm:` judges and answerers and `full-context`).
+    /// LLM endpoint settings (used by `llm:` judges and answerers, `full-context` and `embed-rag`).
     #[cfg(feature = "llm")]
     #[command(flatten)]
     pub llm: crate::llm::LlmArgs,

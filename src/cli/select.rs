@@ -1,5 +1,5 @@
 //! Turning command-line specs into the parts of a run: the system (`naive-rag`,
-//! `cmd:python3 adapter.py`, `http://…`, `full-context:MODEL`), the judge (`rule`,
+//! `cmd:python3 adapter.py`, `http://…`, `full-context:MODEL`, `embed-rag:MODEL`), the judge (`rule`,
 //! `llm:MODEL[+MODEL…]`) and the answerer (`extractive`, `oracle`, `llm:MODEL`). Shared by
 //! `bemula run` and `bemula test`; LLM parts are checked once by a preflight call.
 
@@ -170,9 +170,12 @@ pub async fn system_with(
     if spec == "full-context" || spec.starts_with("full-context:") {
         return full_context(spec, llm);
     }
+    if spec == "embed-rag" || spec.starts_with("embed-rag:") {
+        return embed_rag(spec, llm);
+    }
     let _ = llm;
     Err(format!(
-        "unknown system {spec:?}: expected one of {}, an instrument ({}), `full-context:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
+        "unknown system {spec:?}: expected one of {}, an instrument ({}), `full-context:MODEL`, `embed-rag:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
         builtin::NAMES.join(", "),
         builtin::instrument::NAMES.join(", ")
     )
@@ -196,6 +199,25 @@ fn full_context(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
 #[cfg(not(feature = "llm"))]
 fn full_context(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
     Err("the full-context system needs the `llm` feature of bemula".into())
+}
+
+#[cfg(feature = "llm")]
+fn embed_rag(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    let model = spec
+        .strip_prefix("embed-rag:")
+        .filter(|m| !m.trim().is_empty())
+        .ok_or("the embed-rag system needs an embedding model: `--system embed-rag:MODEL` (e.g. embed-rag:text-embedding-3-small)")?;
+    let config = llm.args.embed_config(model.trim())?;
+    let factory = crate::llm::embed_rag_factory(config, llm.meter.clone())?;
+    Ok(SelectedSystem {
+        factory,
+        remote: None,
+    })
+}
+
+#[cfg(not(feature = "llm"))]
+fn embed_rag(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    Err("the embed-rag system needs the `llm` feature of bemula".into())
 }
 
 /// The judge a spec names; an LLM judge is checked by one preflight call per model.

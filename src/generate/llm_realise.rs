@@ -326,6 +326,18 @@ pub async fn realise(
     client: &LlmClient,
     progress: bool,
 ) -> Result<(Dataset, RealiseCounts), LlmError> {
+    realise_limited(dataset, client, progress, None).await
+}
+
+/// [`realise`], rewriting at most `per_kind` units of each [`UnitKind`] per instance
+/// (the first ones, in the order of [`units`]) when it is given; the others keep the
+/// template text and are not counted. A quick trial of a model on a small sample.
+pub async fn realise_limited(
+    dataset: Dataset,
+    client: &LlmClient,
+    progress: bool,
+    per_kind: Option<usize>,
+) -> Result<(Dataset, RealiseCounts), LlmError> {
     let Dataset {
         mut instances,
         source,
@@ -334,7 +346,21 @@ pub async fn realise(
     let all: Vec<Unit> = instances
         .iter()
         .enumerate()
-        .flat_map(|(i, instance)| units(i, instance))
+        .flat_map(|(i, instance)| {
+            let mut seen: Vec<(UnitKind, usize)> = Vec::new();
+            units(i, instance).into_iter().filter(move |unit| {
+                let Some(limit) = per_kind else { return true };
+                let slot = match seen.iter_mut().find(|(k, _)| *k == unit.kind) {
+                    Some(slot) => slot,
+                    None => {
+                        seen.push((unit.kind, 0));
+                        seen.last_mut().expect("just pushed")
+                    }
+                };
+                slot.1 += 1;
+                slot.1 <= limit
+            })
+        })
         .collect();
     let total = all.len();
     let mut tasks = tokio::task::JoinSet::new();

@@ -40,6 +40,11 @@ pub struct LlmArgs {
     /// The model's context window in tokens (for the full-context system).
     #[arg(long, default_value_t = 128_000, value_name = "N")]
     pub context_tokens: usize,
+    /// Base URL of the OpenAI-compatible embeddings endpoint (for `embed-rag:MODEL`)
+    /// [default: the --base-url]. Its key is read from $BEMULA_EMBED_API_KEY when that is
+    /// set, else from the --api-key-env variable.
+    #[arg(long, env = "BEMULA_EMBED_BASE_URL", value_name = "URL")]
+    pub embed_base_url: Option<String>,
 }
 
 impl Default for LlmArgs {
@@ -77,4 +82,26 @@ impl LlmArgs {
         config.context_tokens = self.context_tokens;
         Ok(config)
     }
+
+    /// The configuration of the embeddings endpoint for `model`: the chat endpoint's
+    /// settings with the --embed-base-url (when given) and the key of
+    /// [`EMBED_API_KEY_ENV`] (when that variable is set).
+    pub fn embed_config(&self, model: &str) -> Result<LlmConfig, String> {
+        let mut config = self.config(model)?;
+        if let Some(url) = self
+            .embed_base_url
+            .as_ref()
+            .filter(|u| !u.trim().is_empty())
+        {
+            config.base_url = url.trim().to_string();
+        }
+        if super::ApiKey::from_env(EMBED_API_KEY_ENV).is_some() {
+            config.api_key_env = EMBED_API_KEY_ENV.to_string();
+        }
+        Ok(config)
+    }
 }
+
+/// The environment variable an embeddings endpoint's own key is read from; when it is
+/// unset the chat endpoint's key variable is used.
+pub const EMBED_API_KEY_ENV: &str = "BEMULA_EMBED_API_KEY";

@@ -111,14 +111,26 @@ impl ResponseCache {
     /// (e.g. from a disk that filled up) is a miss: the call is made again and the
     /// entry rewritten.
     pub async fn get(&self, digest: &str) -> Option<CacheEntry> {
-        let bytes = tokio::fs::read(self.path_of(digest)).await.ok()?;
+        let bytes = self.get_raw(digest).await?;
         let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
         (entry.format == ENTRY_FORMAT).then_some(entry)
+    }
+
+    /// The bytes stored under a digest, if any (entries of other kinds than chat
+    /// replies, e.g. embedding vectors, which check their own format).
+    pub async fn get_raw(&self, digest: &str) -> Option<Vec<u8>> {
+        tokio::fs::read(self.path_of(digest)).await.ok()
     }
 
     /// Stores a reply atomically: written to a temporary file in the same directory,
     /// then renamed over the final name, so a reader never sees half an entry.
     pub async fn put(&self, digest: &str, entry: &CacheEntry) -> Result<(), LlmError> {
+        let bytes = serde_json::to_vec_pretty(entry).expect("a cache entry always serialises");
+        self.put_raw(digest, &bytes).await
+    }
+
+    /// Stores bytes under a digest atomically, as [`ResponseCache::put`] does.
+    pub async fn put_raw(&self, digest: &str, bytes: &[u8]) -> Result<(), LlmError> {
         let path = self.path_of(digest);
         let parent = path.parent().expect("entry paths have a parent");
         let cache_err = |path: &Path, e: std::io::Error| LlmError::Cache {
@@ -130,8 +142,7 @@ impl ResponseCache {
             .map_err(|e| cache_err(parent, e))?;
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = parent.join(format!(".{digest}.{}.{n}.tmp", std::process::id()));
-        let bytes = serde_json::to_vec_pretty(entry).expect("a cache entry always serialises");
-        tokio::fs::write(&temp, &bytes)
+        tokio::fs::write(&temp, bytes)
             .await
             .map_err(|e| cache_err(&temp, e))?;
         if let Err(e) = tokio::fs::rename(&temp, &path).await {

@@ -1,6 +1,7 @@
 //! LLM parts over any OpenAI-compatible chat-completions endpoint (hosted APIs, vLLM,
 //! Ollama, llama.cpp): the [`LlmJudge`] with deterministic leak [`guard`]s, the
-//! [`LlmAnswerer`], the built-in [`full_context`] system, and what they share: the
+//! [`LlmAnswerer`], the built-in [`full_context`] system, the built-in [`embed`]-based
+//! `embed-rag` system (over an OpenAI-compatible embeddings endpoint), and what they share: the
 //! [`LlmClient`] (bounded concurrency, retries, preflight), the on-disk response
 //! [`cache`] and cost accounting ([`UsageMeter`]).
 //!
@@ -25,6 +26,7 @@ pub mod args;
 pub mod cache;
 mod client;
 mod config;
+pub mod embed;
 mod error;
 pub mod full_context;
 pub mod guard;
@@ -40,6 +42,7 @@ pub use config::{
     ApiKey, DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LlmConfig, REDACT_MIN, default_cache_dir,
     display_url,
 };
+pub use embed::{EmbedClient, EmbedRag, EmbedRagFactory, embed_rag_factory};
 pub use error::LlmError;
 pub use full_context::{FullContext, FullContextFactory, full_context_factory};
 pub use judge::{JudgeDetail, JudgeStats, LlmJudge, ModelVote, parse_verdict};

@@ -1070,6 +1070,8 @@ mod cli {
             #[cfg(feature = "llm")]
             realise: None,
             #[cfg(feature = "llm")]
+            realise_units: None,
+            #[cfg(feature = "llm")]
             llm: Default::default(),
         }
     }

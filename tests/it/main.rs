@@ -2,6 +2,8 @@
 
 mod adapters;
 mod docs;
+#[cfg(feature = "llm")]
+mod embed;
 mod engine;
 mod faults;
 mod gates;

@@ -261,3 +261,70 @@ fn a_bad_realise_spec_and_an_unknown_instance_are_clear_errors() {
     assert!(err.contains("--instance nope_9"), "{err}");
     assert!(!out.exists() || std::fs::read_dir(&out).unwrap().count() == 0);
 }
+
+#[test]
+fn realise_units_sends_only_the_first_units_of_each_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ChatServer::respond(faithful);
+    let out = dir.path().join("data");
+    let output = bemula_command()
+        .args(["generate", "--lite", "--instance", INSTANCE, "--out"])
+        .arg(&out)
+        .args(["--realise", "llm:test-model", "--realise-units", "2"])
+        .args(["--retries", "0", "--base-url", &server.url, "--no-cache"])
+        .env_remove("BEMULA_LLM_BASE_URL")
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert!(output.status.success(), "{text}");
+    // Two user turns, two assistant replies, the one request and two questions.
+    assert_eq!(server.count(), 7, "{text}");
+    assert!(text.contains("--realise-units"), "{text}");
+    let realised = instance(&out);
+    let turns = texts(&realised);
+    let plain_dir = dir.path().join("plain");
+    let (plain_out, plain_text) = generate(None, &plain_dir, &dir.path().join("cache"));
+    assert!(plain_out.status.success(), "{plain_text}");
+    let template = texts(&instance(&plain_dir));
+    let changed: Vec<usize> = (0..turns.len())
+        .filter(|&i| turns[i] != template[i])
+        .collect();
+    assert_eq!(
+        changed.len(),
+        5,
+        "the first two user and assistant texts and the request's exchange: {changed:?}"
+    );
+    assert_eq!(&changed[..4], [0, 1, 2, 3]);
+    let questions = realised["questions"].as_array().unwrap();
+    let plain = instance(&plain_dir);
+    let rewritten = questions
+        .iter()
+        .zip(plain["questions"].as_array().unwrap())
+        .filter(|(q, p)| q["text"] != p["text"])
+        .count();
+    assert_eq!(rewritten, 2);
+    let m = manifest(&out);
+    assert_eq!(m["realisation"]["units_per_kind"], 2, "{m}");
+    assert_eq!(m["realisation"]["question"]["rewritten"], 2, "{m}");
+    validates(&out);
+
+    // The limit needs --realise, and 0 is refused.
+    let (code, _, err) = crate::bemula(&[
+        "generate",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+        "--realise-units",
+        "2",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--realise"), "{err}");
+    let zero = bemula_command()
+        .args(["generate", "--lite", "--instance", INSTANCE, "--out"])
+        .arg(dir.path().join("y"))
+        .args(["--realise", "llm:test-model", "--realise-units", "0"])
+        .args(["--base-url", &server.url, "--no-cache"])
+        .output()
+        .unwrap();
+    assert!(!zero.status.success());
+    assert!(output_text(&zero).contains("--realise-units 0"));
+}
