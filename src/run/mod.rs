@@ -25,10 +25,11 @@
 //!
 //! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
 //! and judge of a question run as a task of their own as soon as the reply exists, so
-//! the next query does not wait for them. Records keep the protocol's order.
+//! the next query does not wait for them, up to [`MAX_ANSWERING_PER_PASS`] replies
+//! waiting per pass. Records keep the protocol's order.
 //! Instances start longest first, so the longest pipelines are not left for last.
 
-use crate::answer::Answerer;
+use crate::answer::{Answerer, PassCache};
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::{Judge, JudgeItem};
 use crate::record::Record;
@@ -45,6 +46,20 @@ use std::time::Duration;
 /// system's pipeline full whatever the number of cores (a system that takes longer per
 /// call needs more calls in flight, not more cores).
 pub const DEFAULT_JOBS: usize = 64;
+
+/// Instances evaluated at once by default when every part of a run works in this
+/// process, bounded by the CPU (a built-in system read by an offline reader and judged
+/// by the rules): the number of cores. More in flight would not go faster, only hold
+/// more passes' memories at once.
+pub fn in_process_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Replies of one pass waiting to be answered and judged at most: the pass asks its
+/// next question only when fewer are waiting, so a system that returns many memories to
+/// every question (a whole transcript) holds a few replies in memory per pass, not
+/// one per question.
+pub const MAX_ANSWERING_PER_PASS: usize = 8;
 
 /// Longest answer kept in a record; a longer one is cut with a visible marker.
 pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
@@ -454,6 +469,9 @@ impl Runner {
             .map(|s| s.date.clone())
             .unwrap_or_default();
         let mut slots: Vec<Slot> = Vec::with_capacity(questions.len());
+        // What the answerer learns of this pass's memories; dropped with the pass.
+        let reading = Arc::new(PassCache::new());
+        let waiting = Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERING_PER_PASS));
         // Questions whose relearning dialogue is in memory (replayed after a restart).
         let mut relearned: Vec<usize> = Vec::new();
         let mut restarts = 0u32;
@@ -513,10 +531,19 @@ impl Runner {
                         }
                     }
                 }
+                let permit = waiting
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the pass never closes its semaphore");
                 match system.query(&ns, &question.text).await {
-                    Ok(reply) => slots.push(Slot::Judging(
-                        self.judge_later(instance, version, question, reply),
-                    )),
+                    Ok(reply) => slots.push(Slot::Judging(self.judge_later(
+                        instance,
+                        version,
+                        question,
+                        reply,
+                        (&reading, permit),
+                    ))),
                     Err(err) => {
                         let failure =
                             Failure::new(&err, CallKind::Query, format!("query failed: {err}"));
@@ -675,8 +702,10 @@ impl Runner {
         version: Version,
         question: &Question,
         reply: Reply,
+        (reading, permit): (&Arc<PassCache>, tokio::sync::OwnedSemaphorePermit),
     ) -> tokio::task::JoinHandle<Record> {
         let mut record = self.base_record(instance, version, question);
+        let reading = reading.clone();
         let (answerer, judge, progress) = (
             self.answerer.clone(),
             self.judge.clone(),
@@ -684,11 +713,13 @@ impl Runner {
         );
         let (instance, question) = (instance.clone(), question.clone());
         tokio::spawn(async move {
+            // Held until the record is made: one reply fewer waiting in the pass.
+            let _permit = permit;
             let mut answer = match reply {
                 Reply::Answer(answer) => answer,
                 Reply::Memories(memories) => {
                     match answerer
-                        .answer_question(&instance, &question, version, &memories)
+                        .answer_in_pass(&reading, &instance, &question, version, &memories)
                         .await
                     {
                         Ok(answer) => answer,

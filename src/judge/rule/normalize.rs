@@ -142,6 +142,13 @@ impl Text {
         self.readings.iter().flat_map(|r| r.tokens.iter())
     }
 
+    /// Each reading's tokens, with articles and without, main reading first.
+    pub(crate) fn reading_tokens(&self) -> impl Iterator<Item = (&[String], &[String])> {
+        self.readings
+            .iter()
+            .map(|r| (r.tokens.as_slice(), r.bare.as_slice()))
+    }
+
     /// Whether the text has no token at all (only punctuation or blanks).
     pub(crate) fn is_empty(&self) -> bool {
         self.readings[0].tokens.is_empty()
