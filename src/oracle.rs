@@ -24,25 +24,24 @@
 //! that no memory states is not known to it, so F4 items fail their control probes
 //! under this reader.
 
-use crate::answer::pass::MemoryIds;
-use crate::answer::{AnswerError, Answerer, PassCache};
+use crate::answer::pass::{FastMap, MemoryIds};
+use crate::answer::{AnswerError, Answerer, ReadingCache};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
 use crate::judge::rule::normalize::Text;
 use crate::system::Memory;
 use async_trait::async_trait;
-use std::collections::HashMap;
 
 /// What the oracle answers when no retrieved memory holds a value it looks for.
 pub const DONT_KNOW: &str = "I don't know.";
 
 /// The oracle reader (name `oracle`); see the module documentation.
 ///
-/// **Cost.** Within a pass ([`Answerer::answer_in_pass`]) each distinct memory is
-/// normalised once, and its words go into an index of the pass (where each word
+/// **Cost.** Within an instance's passes ([`Answerer::answer_in_pass`]) each distinct
+/// memory is normalised once, and its words go into an index (where each word
 /// starts in each reading of each memory), so a question costs a look-up of the
 /// sought spellings' first words, not a scan of every memory: a system that returns
 /// its whole transcript to every question costs about what one returning a few
-/// memories does. The index is dropped with the pass.
+/// memories does. The index is dropped with the instance.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Oracle;
 
@@ -71,7 +70,7 @@ impl Oracle {
     }
 }
 
-/// The oracle's answer, reading `memories` through a pass's `index`.
+/// The oracle's answer, reading `memories` through an instance's `index`.
 fn respond_with(
     index: &mut PassIndex,
     instance: &Instance,
@@ -115,18 +114,20 @@ struct Sequence {
     bare: Box<[u32]>,
 }
 
-/// The memories of one pass, normalised once (the rule judge's normalisation, every
+/// The memories of one instance's passes, normalised once (the rule judge's normalisation, every
 /// reading of it), their words numbered, with where each word occurs.
 #[derive(Debug, Default)]
 pub(crate) struct PassIndex {
     ids: MemoryIds,
-    words: HashMap<String, u32>,
+    words: FastMap<String, u32>,
+    /// Whether each word is an article (`a`, `an`, `the`), by word id.
+    article: Vec<bool>,
     /// Each memory's readings, by memory id.
     readings: Vec<Vec<Sequence>>,
-    /// Where each word occurs in the readings' tokens with articles.
-    full: HashMap<u32, Vec<Occurrence>>,
-    /// Where each word occurs in the readings' tokens without articles.
-    bare: HashMap<u32, Vec<Occurrence>>,
+    /// Where each word occurs in the readings' tokens with articles, by word id.
+    full: Vec<Vec<Occurrence>>,
+    /// Where each word occurs in the readings' tokens without articles, by word id.
+    bare: Vec<Vec<Occurrence>>,
 }
 
 impl PassIndex {
@@ -136,15 +137,41 @@ impl PassIndex {
         for id in fresh {
             let text = Text::new(self.ids.text(id));
             let mut readings = Vec::new();
-            for (r, (tokens, bare)) in text.reading_tokens().enumerate() {
+            for (r, (tokens, _)) in text.reading_tokens().enumerate() {
                 let reading = u32::try_from(r).expect("a text has few readings");
-                let tokens = number(&mut self.words, &mut self.full, id, reading, tokens);
-                let bare = number(&mut self.words, &mut self.bare, id, reading, bare);
+                let tokens: Box<[u32]> = tokens.iter().map(|t| self.word(t)).collect();
+                let bare: Box<[u32]> = tokens
+                    .iter()
+                    .copied()
+                    .filter(|&w| !self.article[w as usize])
+                    .collect();
+                for (postings, words) in [(&mut self.full, &tokens), (&mut self.bare, &bare)] {
+                    for (at, &word) in words.iter().enumerate() {
+                        postings[word as usize].push(Occurrence {
+                            memory: id,
+                            reading,
+                            at: u32::try_from(at).expect("fewer than 2^32 words in a memory"),
+                        });
+                    }
+                }
                 readings.push(Sequence { tokens, bare });
             }
             self.readings.push(readings);
         }
         ids
+    }
+
+    /// The id of a word, numbering it if it is new.
+    fn word(&mut self, token: &str) -> u32 {
+        if let Some(&id) = self.words.get(token) {
+            return id;
+        }
+        let id = u32::try_from(self.words.len()).expect("fewer than 2^32 words in a pass");
+        self.words.insert(token.to_string(), id);
+        self.article.push(matches!(token, "a" | "an" | "the"));
+        self.full.push(Vec::new());
+        self.bare.push(Vec::new());
+        id
     }
 
     /// Whether one of the memories `ids` holds some reading of one of `needles` as a
@@ -173,7 +200,7 @@ impl PassIndex {
                     // A word no memory of the pass has.
                     return false;
                 };
-                postings.get(&run[0]).is_some_and(|places| {
+                postings.get(run[0] as usize).is_some_and(|places| {
                     places.iter().any(|place| {
                         given[place.memory as usize] && {
                             let sequence =
@@ -192,39 +219,9 @@ impl PassIndex {
     }
 }
 
-/// `tokens` as word ids (numbering new words), each recorded in `postings` as
-/// occurring at its place in `reading` of `memory`.
-fn number(
-    words: &mut HashMap<String, u32>,
-    postings: &mut HashMap<u32, Vec<Occurrence>>,
-    memory: u32,
-    reading: u32,
-    tokens: &[String],
-) -> Box<[u32]> {
-    let numbered: Box<[u32]> = tokens
-        .iter()
-        .map(|t| match words.get(t.as_str()) {
-            Some(&id) => id,
-            None => {
-                let id = u32::try_from(words.len()).expect("fewer than 2^32 words in a pass");
-                words.insert(t.clone(), id);
-                id
-            }
-        })
-        .collect();
-    for (at, &word) in numbered.iter().enumerate() {
-        postings.entry(word).or_default().push(Occurrence {
-            memory,
-            reading,
-            at: u32::try_from(at).expect("fewer than 2^32 words in a memory"),
-        });
-    }
-    numbered
-}
-
-/// The oracle's index of one pass, kept in the pass's [`PassCache`]. An async lock:
-/// the answers of one pass read it in turn, and a task waiting for it leaves its
-/// thread to other passes.
+/// The oracle's index of one instance's passes, kept in its [`ReadingCache`]. An async
+/// lock: the answers of one instance read it in turn, and a task waiting for it leaves
+/// its thread to other instances.
 #[derive(Debug, Default)]
 struct SharedIndex(tokio::sync::Mutex<PassIndex>);
 
@@ -298,7 +295,7 @@ impl Answerer for Oracle {
 
     async fn answer_in_pass(
         &self,
-        pass: &PassCache,
+        pass: &ReadingCache,
         instance: &Instance,
         question: &Question,
         version: Version,
@@ -540,7 +537,7 @@ mod tests {
     async fn a_pass_reads_each_memory_once_and_only_the_memories_given() {
         let inst = instance("Harrogate", &[]);
         let q = question(Suite::Retention, "Harrogate");
-        let pass = PassCache::new();
+        let pass = ReadingCache::new();
         let answer = |memories: Vec<Memory>| {
             let (pass, inst, q) = (&pass, &inst, &q);
             async move {
@@ -570,7 +567,7 @@ mod tests {
             "three distinct memories, each normalised once"
         );
         // Another pass starts afresh.
-        let next = PassCache::new();
+        let next = ReadingCache::new();
         assert!(next.get::<SharedIndex>().0.lock().await.readings.is_empty());
     }
 

@@ -9,14 +9,13 @@ pub(crate) mod pass;
 mod question;
 mod values;
 
-pub use pass::PassCache;
+pub use pass::ReadingCache;
 pub use question::question_proper;
 use question::*;
 
 use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A failure to compose an answer; recorded as an error on the question.
@@ -45,13 +44,13 @@ pub trait Answerer: Send + Sync {
         self.answer(&question.text, memories).await
     }
     /// The answer to a question asked in a pass (an instance on one version): what
-    /// the runner calls, with the pass's [`PassCache`], where a reader keeps what it
-    /// learnt of the pass's memories (their normalised text, an index of their words)
-    /// so that each memory is read once per pass, not once per question. The default
-    /// ignores the cache ([`Answerer::answer_question`]).
+    /// the runner calls, with the instance's [`ReadingCache`], where a reader keeps what
+    /// it learnt of the memories of the instance's passes (their normalised text, an
+    /// index of their words) so that each memory is read once, not once per question.
+    /// The default ignores the cache ([`Answerer::answer_question`]).
     async fn answer_in_pass(
         &self,
-        pass: &PassCache,
+        pass: &ReadingCache,
         instance: &crate::dataset::Instance,
         question: &crate::dataset::Question,
         version: crate::dataset::Version,
@@ -158,10 +157,11 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   name?" … "Juniper."). Then the answer is `Yes. <sentence>`, otherwise
 ///   [`NO_SUPPORT`].
 /// - Otherwise the answer is [`NO_INFORMATION`].
-/// - **Cost.** Within a pass ([`Answerer::answer_in_pass`]) a memory's sentences are
-///   split and tokenised once and kept for the pass, so a system that returns the
-///   same memories to every question (a transcript) has them tokenised once per pass,
-///   not once per question; they are dropped with the pass.
+/// - **Cost.** Within an instance's passes ([`Answerer::answer_in_pass`]) a memory's
+///   sentences are split and tokenised once, and an index of the instance gives the
+///   sentences that hold each word, so a system that returns the same memories to
+///   every question (a transcript) has them tokenised once, not once per question,
+///   and a question costs look-ups of its words; all is dropped with the instance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extractive;
 
@@ -177,7 +177,7 @@ impl Answerer for Extractive {
 
     async fn answer_in_pass(
         &self,
-        pass: &PassCache,
+        pass: &ReadingCache,
         instance: &crate::dataset::Instance,
         question: &crate::dataset::Question,
         version: crate::dataset::Version,
@@ -385,9 +385,9 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
 }
 
 /// The extractive reader's sentences of one pass's memories, each memory split and
-/// tokenised once for the pass, kept in the pass's [`PassCache`]. An async lock: the
-/// answers of one pass read it in turn, and a task waiting for it leaves its thread
-/// to other passes.
+/// tokenised once for the instance, kept in its [`ReadingCache`]. An async lock: the
+/// answers of one instance read it in turn, and a task waiting for it leaves its
+/// thread to other instances.
 #[derive(Debug, Default)]
 struct PassSentences(tokio::sync::Mutex<SentencesOfPass>);
 
@@ -403,9 +403,9 @@ struct SentencesOfPass {
     /// How many sentences there are.
     count: usize,
     /// The sentences whose terms hold a term ([`Candidate::has`]).
-    terms: HashMap<String, Vec<u32>>,
+    terms: pass::FastMap<String, Vec<u32>>,
     /// The sentences whose terms or related words hold a term ([`Candidate::has_any`]).
-    reach: HashMap<String, Vec<u32>>,
+    reach: pass::FastMap<String, Vec<u32>>,
 }
 
 impl SentencesOfPass {
@@ -1338,7 +1338,7 @@ mod tests {
             Memory::at("User: the boiler man comes on Thursday.", "2024-05-09"),
             Memory::at("User: Ottilie wants a telescope now.", "2024-06-01"),
         ];
-        let pass = PassCache::new();
+        let pass = ReadingCache::new();
         for question in [
             "What does my niece want?",
             "When does the boiler man come?",

@@ -1,36 +1,92 @@
-//! What readers keep of one pass (one instance on one dialogue version): the memories
-//! they were given, read once for the pass instead of once per question.
+//! What readers keep of one instance's passes (the instance on each dialogue version):
+//! the memories they were given, read once instead of once per question.
 //!
-//! The runner makes a [`PassCache`] when a pass starts and hands it to every answer of
-//! that pass ([`super::Answerer::answer_in_pass`]); it is dropped when the pass and its
-//! answers are done, so what a reader built for one pass (normalised text, an index of
-//! its words) never outlives it, and memory grows with the passes in flight, not with
-//! the run.
+//! The runner makes a [`ReadingCache`] when an instance starts and hands it to every
+//! answer of its two passes ([`super::Answerer::answer_in_pass`]; the two dialogues are
+//! mostly the same turns, so a memory both passes retrieve is read once); it is dropped
+//! when the passes and their answers are done, so what a reader built (normalised
+//! text, an index of its words) never outlives them, and memory grows with the
+//! instances in flight, not with the run.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// A pass's store of what readers built from its memories: one value of each type a
-/// reader asks for ([`PassCache::get`]), made on first use.
+/// A hash map with a fast hash for short keys (words, memory texts) of one pass: the
+/// keys are the run's own data, not an adversary's, so the default hash's resistance
+/// to crafted collisions buys nothing here.
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+
+/// The multiply-rotate hash of rustc's `FxHasher`, eight bytes at a time.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct WordHasher(u64);
+
+impl WordHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// An instance's store of what readers built from its passes' memories: one value of each type a
+/// reader asks for ([`ReadingCache::get`]), made on first use.
 #[derive(Default)]
-pub struct PassCache {
+pub struct ReadingCache {
     slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
-impl std::fmt::Debug for PassCache {
+impl std::fmt::Debug for ReadingCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        f.debug_struct("PassCache")
+        f.debug_struct("ReadingCache")
             .field("slots", &slots.len())
             .finish()
     }
 }
 
-impl PassCache {
-    /// An empty store, for one pass.
-    pub fn new() -> PassCache {
-        PassCache::default()
+impl ReadingCache {
+    /// An empty store, for one instance.
+    pub fn new() -> ReadingCache {
+        ReadingCache::default()
     }
 
     /// The pass's value of type `T`, made with `T::default()` the first time it is
@@ -47,13 +103,13 @@ impl PassCache {
     }
 }
 
-/// Ids of the distinct memory texts of a pass, in the order first seen, with a fast
+/// Ids of the distinct memory texts of an instance's passes, in the order first seen, with a fast
 /// path for a list of memories given again (a transcript returns the same list, or
 /// the same list and a few more, to every question): each text is compared with the
 /// text at the same place in the previous list before it is looked up by hash.
 #[derive(Debug, Default)]
 pub(crate) struct MemoryIds {
-    ids: HashMap<Arc<str>, u32>,
+    ids: FastMap<Arc<str>, u32>,
     texts: Vec<Arc<str>>,
     last: Vec<u32>,
 }
@@ -105,13 +161,13 @@ mod tests {
 
     #[test]
     fn a_pass_cache_gives_one_value_per_type() {
-        let pass = PassCache::new();
+        let pass = ReadingCache::new();
         let a = pass.get::<Counter>();
         a.0.fetch_add(3, std::sync::atomic::Ordering::SeqCst);
         let b = pass.get::<Counter>();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(b.0.load(std::sync::atomic::Ordering::SeqCst), 3);
-        let other = PassCache::new().get::<Counter>();
+        let other = ReadingCache::new().get::<Counter>();
         assert_eq!(other.0.load(std::sync::atomic::Ordering::SeqCst), 0);
         assert!(format!("{pass:?}").contains("slots: 1"));
     }

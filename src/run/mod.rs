@@ -29,7 +29,7 @@
 //! waiting per pass. Records keep the protocol's order.
 //! Instances start longest first, so the longest pipelines are not left for last.
 
-use crate::answer::{Answerer, PassCache};
+use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::{Judge, JudgeItem};
 use crate::record::Record;
@@ -344,8 +344,12 @@ impl Runner {
     /// the run go on.
     pub async fn run_instance(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
         let shared = Arc::new(instance.clone());
+        // What the answerer learns of the memories of both passes (their dialogues are
+        // mostly the same turns); dropped with the instance.
+        let reading = Arc::new(ReadingCache::new());
         let pass = |version: Version| {
             let (runner, instance, selection) = (self.clone(), shared.clone(), selection.clone());
+            let reading = reading.clone();
             let done = self.completed.get(&(instance.id.clone(), version)).cloned();
             tokio::spawn(async move {
                 if let Some(records) = done {
@@ -354,9 +358,11 @@ impl Runner {
                 let inner = {
                     let (runner, instance, selection) =
                         (runner.clone(), instance.clone(), selection.clone());
-                    tokio::spawn(
-                        async move { runner.run_pass(&instance, version, &selection).await },
-                    )
+                    tokio::spawn(async move {
+                        runner
+                            .run_pass(&instance, version, &selection, reading)
+                            .await
+                    })
                 };
                 let mut records =
                     runner.pass_or_errors(&instance, version, &selection, inner.await);
@@ -457,6 +463,7 @@ impl Runner {
         instance: &Arc<Instance>,
         version: Version,
         selection: &Selection,
+        reading: Arc<ReadingCache>,
     ) -> Vec<Record> {
         let questions = Self::questions_for(instance, version, selection);
         if questions.is_empty() {
@@ -469,8 +476,6 @@ impl Runner {
             .map(|s| s.date.clone())
             .unwrap_or_default();
         let mut slots: Vec<Slot> = Vec::with_capacity(questions.len());
-        // What the answerer learns of this pass's memories; dropped with the pass.
-        let reading = Arc::new(PassCache::new());
         let waiting = Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERING_PER_PASS));
         // Questions whose relearning dialogue is in memory (replayed after a restart).
         let mut relearned: Vec<usize> = Vec::new();
@@ -702,7 +707,7 @@ impl Runner {
         version: Version,
         question: &Question,
         reply: Reply,
-        (reading, permit): (&Arc<PassCache>, tokio::sync::OwnedSemaphorePermit),
+        (reading, permit): (&Arc<ReadingCache>, tokio::sync::OwnedSemaphorePermit),
     ) -> tokio::task::JoinHandle<Record> {
         let mut record = self.base_record(instance, version, question);
         let reading = reading.clone();
