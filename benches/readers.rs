@@ -30,7 +30,7 @@ fn main() {
     .instances;
     let oracle: Arc<dyn Answerer> = Arc::new(Oracle::new());
     let extractive: Arc<dyn Answerer> = Arc::new(Extractive);
-    let cases: [(&str, &[Instance], &str, &Arc<dyn Answerer>); 8] = [
+    let cases: [Case<'_>; 8] = [
         ("full", &full, "transcript", &oracle),
         ("full", &full, "transcript", &extractive),
         ("lite", &lite, "transcript", &oracle),
@@ -76,6 +76,9 @@ fn main() {
         );
     }
 }
+
+/// A case: the set's name, its instances, the system, the reader.
+type Case<'a> = (&'a str, &'a [Instance], &'a str, &'a Arc<dyn Answerer>);
 
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();

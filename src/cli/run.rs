@@ -629,8 +629,6 @@ pub(crate) fn dir_names(specs: &[String]) -> Vec<String> {
 /// Above this share of unscored records the footer recommends the hybrid judge.
 const UNSCORED_WARNING: f64 = 0.05;
 
-/// The LLM judge's counters of one system's run, with the models' agreement rate.
-#[cfg(feature = "llm")]
 /// The instances a system's run evaluates at once: `--jobs` when given; otherwise
 /// `cores` when all the work is in this process (a built-in system, an offline
 /// answerer and judge), else [`crate::run::DEFAULT_JOBS`], capped by an adapter's
@@ -660,6 +658,8 @@ fn offline_reading(args: &Args) -> bool {
     matches!(args.answerer.as_str(), "oracle" | "extractive") && args.judge == "rule"
 }
 
+/// The LLM judge's counters of one system's run, with the models' agreement rate.
+#[cfg(feature = "llm")]
 fn judge_stats_delta(
     before: crate::llm::JudgeStats,
     after: crate::llm::JudgeStats,

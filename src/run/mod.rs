@@ -25,8 +25,8 @@
 //!
 //! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
 //! and judge of a question run as a task of their own as soon as the reply exists, so
-//! the next query does not wait for them, up to [`MAX_ANSWERING_PER_PASS`] replies
-//! waiting per pass. Records keep the protocol's order.
+//! the next query does not wait for them, while the replies waiting in the pass hold
+//! less than [`MAX_WAITING_REPLY_BYTES`]. Records keep the protocol's order.
 //! Instances start longest first, so the longest pipelines are not left for last.
 
 use crate::answer::{Answerer, ReadingCache};
@@ -55,11 +55,25 @@ pub fn in_process_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// Replies of one pass waiting to be answered and judged at most: the pass asks its
-/// next question only when fewer are waiting, so a system that returns many memories to
-/// every question (a whole transcript) holds a few replies in memory per pass, not
-/// one per question.
-pub const MAX_ANSWERING_PER_PASS: usize = 8;
+/// The most text (bytes of answers or memories) the replies of one pass waiting to be
+/// answered and judged may hold: a reply that would take the pass past it waits until
+/// earlier ones are done before the pass asks its next question. Small replies
+/// (a few retrieved memories) are all answered and judged at once; a system that
+/// returns its whole transcript to every question holds a few replies per pass in
+/// memory, not one per question.
+pub const MAX_WAITING_REPLY_BYTES: usize = 16 << 20;
+
+/// The text a reply holds, in bytes (at least 1, at most [`MAX_WAITING_REPLY_BYTES`]).
+fn reply_bytes(reply: &Reply) -> u32 {
+    let bytes = match reply {
+        Reply::Answer(answer) => answer.len(),
+        Reply::Memories(memories) => memories
+            .iter()
+            .map(|m| m.text.len() + m.time.as_ref().map_or(0, String::len))
+            .sum(),
+    };
+    u32::try_from(bytes.clamp(1, MAX_WAITING_REPLY_BYTES)).unwrap_or(u32::MAX)
+}
 
 /// Longest answer kept in a record; a longer one is cut with a visible marker.
 pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
@@ -476,7 +490,7 @@ impl Runner {
             .map(|s| s.date.clone())
             .unwrap_or_default();
         let mut slots: Vec<Slot> = Vec::with_capacity(questions.len());
-        let waiting = Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERING_PER_PASS));
+        let waiting = Arc::new(tokio::sync::Semaphore::new(MAX_WAITING_REPLY_BYTES));
         // Questions whose relearning dialogue is in memory (replayed after a restart).
         let mut relearned: Vec<usize> = Vec::new();
         let mut restarts = 0u32;
@@ -536,19 +550,21 @@ impl Runner {
                         }
                     }
                 }
-                let permit = waiting
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .expect("the pass never closes its semaphore");
                 match system.query(&ns, &question.text).await {
-                    Ok(reply) => slots.push(Slot::Judging(self.judge_later(
-                        instance,
-                        version,
-                        question,
-                        reply,
-                        (&reading, permit),
-                    ))),
+                    Ok(reply) => {
+                        let permit = waiting
+                            .clone()
+                            .acquire_many_owned(reply_bytes(&reply))
+                            .await
+                            .expect("the pass never closes its semaphore");
+                        slots.push(Slot::Judging(self.judge_later(
+                            instance,
+                            version,
+                            question,
+                            reply,
+                            (&reading, permit),
+                        )));
+                    }
                     Err(err) => {
                         let failure =
                             Failure::new(&err, CallKind::Query, format!("query failed: {err}"));
@@ -718,7 +734,7 @@ impl Runner {
         );
         let (instance, question) = (instance.clone(), question.clone());
         tokio::spawn(async move {
-            // Held until the record is made: one reply fewer waiting in the pass.
+            // Held until the record is made: then the reply no longer waits.
             let _permit = permit;
             let mut answer = match reply {
                 Reply::Answer(answer) => answer,
