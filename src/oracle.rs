@@ -24,33 +24,35 @@
 //! that no memory states is not known to it, so F4 items fail their control probes
 //! under this reader.
 
-use crate::answer::{AnswerError, Answerer};
+use crate::answer::pass::{FastMap, MemoryIds};
+use crate::answer::{AnswerError, Answerer, ReadingCache};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
 use crate::judge::rule::normalize::Text;
 use crate::system::Memory;
 use async_trait::async_trait;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
 
 /// What the oracle answers when no retrieved memory holds a value it looks for.
 pub const DONT_KNOW: &str = "I don't know.";
 
 /// The oracle reader (name `oracle`); see the module documentation.
-#[derive(Debug, Default)]
-pub struct Oracle {
-    /// Memories normalised once, keyed by their text (a transcript returns the same
-    /// memories for every question).
-    normalised: Mutex<HashMap<String, Arc<Text>>>,
-}
+///
+/// **Cost.** Within an instance's passes ([`Answerer::answer_in_pass`]) each distinct
+/// memory is normalised once, and its words go into an index (where each word
+/// starts in each reading of each memory), so a question costs a look-up of the
+/// sought spellings' first words, not a scan of every memory: a system that returns
+/// its whole transcript to every question costs about what one returning a few
+/// memories does. The index is dropped with the instance.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Oracle;
 
 impl Oracle {
     /// An oracle reader.
     pub fn new() -> Oracle {
-        Oracle::default()
+        Oracle
     }
 
     /// The oracle's answer to `question` of `instance` asked on `version`, given
-    /// `memories`.
+    /// `memories` (normalised for this call alone).
     pub fn respond(
         &self,
         instance: &Instance,
@@ -58,48 +60,170 @@ impl Oracle {
         version: Version,
         memories: &[Memory],
     ) -> String {
-        let sought: Vec<(&str, Text)> = sought(instance, question, version)
-            .into_iter()
-            .map(|v| (v, Text::value(v)))
-            .filter(|(_, t)| !t.is_empty())
-            .collect();
-        let Some((value, _)) = sought.first() else {
-            return DONT_KNOW.to_string();
-        };
-        let retrieved = reading_order(memories).into_iter().any(|memory| {
-            let text = self.normalise(&memory.text);
-            sought.iter().any(|(_, spelling)| text.contains(spelling))
-        });
-        if !retrieved {
-            DONT_KNOW.to_string()
-        } else if question.attack == Some(Attack::Boolean) {
-            "Yes.".to_string()
-        } else {
-            format!("{}.", value.trim().trim_end_matches('.'))
+        respond_with(
+            &mut PassIndex::default(),
+            instance,
+            question,
+            version,
+            memories,
+        )
+    }
+}
+
+/// The oracle's answer, reading `memories` through an instance's `index`.
+fn respond_with(
+    index: &mut PassIndex,
+    instance: &Instance,
+    question: &Question,
+    version: Version,
+    memories: &[Memory],
+) -> String {
+    let sought: Vec<(&str, Text)> = sought(instance, question, version)
+        .into_iter()
+        .map(|v| (v, Text::value(v)))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    let Some((value, _)) = sought.first() else {
+        return DONT_KNOW.to_string();
+    };
+    // Whether any memory holds a spelling: the order they are read in does not matter.
+    let ids = index.add(memories);
+    let retrieved = index.holds_any(&ids, sought.iter().map(|(_, t)| t));
+    if !retrieved {
+        DONT_KNOW.to_string()
+    } else if question.attack == Some(Attack::Boolean) {
+        "Yes.".to_string()
+    } else {
+        format!("{}.", value.trim().trim_end_matches('.'))
+    }
+}
+
+/// A place where a word occurs: memory, reading of that memory, and position in the
+/// reading's tokens (with articles, or without).
+#[derive(Debug, Clone, Copy)]
+struct Occurrence {
+    memory: u32,
+    reading: u32,
+    at: u32,
+}
+
+/// One reading of a memory as word ids: with articles and without.
+#[derive(Debug)]
+struct Sequence {
+    tokens: Box<[u32]>,
+    bare: Box<[u32]>,
+}
+
+/// The memories of one instance's passes, normalised once (the rule judge's normalisation, every
+/// reading of it), their words numbered, with where each word occurs.
+#[derive(Debug, Default)]
+pub(crate) struct PassIndex {
+    ids: MemoryIds,
+    words: FastMap<String, u32>,
+    /// Whether each word is an article (`a`, `an`, `the`), by word id.
+    article: Vec<bool>,
+    /// Each memory's readings, by memory id.
+    readings: Vec<Vec<Sequence>>,
+    /// Where each word occurs in the readings' tokens with articles, by word id.
+    full: Vec<Vec<Occurrence>>,
+    /// Where each word occurs in the readings' tokens without articles, by word id.
+    bare: Vec<Vec<Occurrence>>,
+}
+
+impl PassIndex {
+    /// The ids of `memories`, normalising and indexing those not seen before.
+    fn add(&mut self, memories: &[Memory]) -> Vec<u32> {
+        let (ids, fresh) = self.ids.resolve(memories.iter().map(|m| m.text.as_str()));
+        for id in fresh {
+            let text = Text::new(self.ids.text(id));
+            let mut readings = Vec::new();
+            for (r, (tokens, _)) in text.reading_tokens().enumerate() {
+                let reading = u32::try_from(r).expect("a text has few readings");
+                let tokens: Box<[u32]> = tokens.iter().map(|t| self.word(t)).collect();
+                let bare: Box<[u32]> = tokens
+                    .iter()
+                    .copied()
+                    .filter(|&w| !self.article[w as usize])
+                    .collect();
+                for (postings, words) in [(&mut self.full, &tokens), (&mut self.bare, &bare)] {
+                    for (at, &word) in words.iter().enumerate() {
+                        postings[word as usize].push(Occurrence {
+                            memory: id,
+                            reading,
+                            at: u32::try_from(at).expect("fewer than 2^32 words in a memory"),
+                        });
+                    }
+                }
+                readings.push(Sequence { tokens, bare });
+            }
+            self.readings.push(readings);
         }
+        ids
     }
 
-    fn normalise(&self, memory: &str) -> Arc<Text> {
-        let mut cache = self
-            .normalised
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        cache
-            .entry(memory.to_string())
-            .or_insert_with(|| Arc::new(Text::new(memory)))
-            .clone()
+    /// The id of a word, numbering it if it is new.
+    fn word(&mut self, token: &str) -> u32 {
+        if let Some(&id) = self.words.get(token) {
+            return id;
+        }
+        let id = u32::try_from(self.words.len()).expect("fewer than 2^32 words in a pass");
+        self.words.insert(token.to_string(), id);
+        self.article.push(matches!(token, "a" | "an" | "the"));
+        self.full.push(Vec::new());
+        self.bare.push(Vec::new());
+        id
+    }
+
+    /// Whether one of the memories `ids` holds some reading of one of `needles` as a
+    /// run of whole words, as [`Text::contains`] decides it.
+    fn holds_any<'n>(&self, ids: &[u32], needles: impl IntoIterator<Item = &'n Text>) -> bool {
+        let mut given = vec![false; self.readings.len()];
+        for &id in ids {
+            given[id as usize] = true;
+        }
+        needles.into_iter().any(|needle| {
+            needle.reading_tokens().any(|(tokens, bare)| {
+                if tokens.is_empty() {
+                    return false;
+                }
+                // Articles are ignored unless the value is made of articles only.
+                let (run, postings, without_articles) = if bare.is_empty() {
+                    (tokens, &self.full, false)
+                } else {
+                    (bare, &self.bare, true)
+                };
+                let Some(run) = run
+                    .iter()
+                    .map(|t| self.words.get(t.as_str()).copied())
+                    .collect::<Option<Vec<u32>>>()
+                else {
+                    // A word no memory of the pass has.
+                    return false;
+                };
+                postings.get(run[0] as usize).is_some_and(|places| {
+                    places.iter().any(|place| {
+                        given[place.memory as usize] && {
+                            let sequence =
+                                &self.readings[place.memory as usize][place.reading as usize];
+                            let hay = if without_articles {
+                                &sequence.bare
+                            } else {
+                                &sequence.tokens
+                            };
+                            hay[place.at as usize..].starts_with(&run)
+                        }
+                    })
+                })
+            })
+        })
     }
 }
 
-/// The order in which memories are read; the first that holds a sought spelling
-/// decides that the fact was retrieved: newest first when memories carry times
-/// (those without a time after them), otherwise the given order, which the protocol
-/// defines as relevance.
-fn reading_order(memories: &[Memory]) -> Vec<&Memory> {
-    let mut ordered: Vec<&Memory> = memories.iter().collect();
-    ordered.sort_by_key(|m| std::cmp::Reverse(m.time_key()));
-    ordered
-}
+/// The oracle's index of one instance's passes, kept in its [`ReadingCache`]. An async
+/// lock: the answers of one instance read it in turn, and a task waiting for it leaves
+/// its thread to other instances.
+#[derive(Debug, Default)]
+struct SharedIndex(tokio::sync::Mutex<PassIndex>);
 
 /// The spellings the oracle looks for; the first is the value it answers with.
 fn sought<'a>(instance: &'a Instance, question: &'a Question, version: Version) -> Vec<&'a str> {
@@ -167,6 +291,21 @@ impl Answerer for Oracle {
         memories: &[Memory],
     ) -> Result<String, AnswerError> {
         Ok(self.respond(instance, question, version, memories))
+    }
+
+    async fn answer_in_pass(
+        &self,
+        pass: &ReadingCache,
+        instance: &Instance,
+        question: &Question,
+        version: Version,
+        memories: &[Memory],
+    ) -> Result<String, AnswerError> {
+        let shared = pass.get::<SharedIndex>();
+        let mut index = shared.0.lock().await;
+        Ok(respond_with(
+            &mut index, instance, question, version, memories,
+        ))
     }
 
     fn name(&self) -> String {
@@ -392,6 +531,74 @@ mod tests {
             oracle.respond(&inst, &q, Version::Forget, &both),
             "oat milk."
         );
+    }
+
+    #[tokio::test]
+    async fn a_pass_reads_each_memory_once_and_only_the_memories_given() {
+        let inst = instance("Harrogate", &[]);
+        let q = question(Suite::Retention, "Harrogate");
+        let pass = ReadingCache::new();
+        let answer = |memories: Vec<Memory>| {
+            let (pass, inst, q) = (&pass, &inst, &q);
+            async move {
+                let alone = Oracle.respond(inst, q, Version::Control, &memories);
+                let in_pass = Oracle
+                    .answer_in_pass(pass, inst, q, Version::Control, &memories)
+                    .await
+                    .unwrap();
+                assert_eq!(in_pass, alone, "{memories:?}");
+                in_pass
+            }
+        };
+        let holds = "User: the new flat in Harrogate has a view of the Stray.";
+        let other = "User: we walked the dog along the canal.";
+        assert_eq!(answer(mem(&[other, holds])).await, "Harrogate.");
+        assert_eq!(answer(mem(&[other, holds])).await, "Harrogate.");
+        // The pass has read the memory that holds the value, but this question is not
+        // given it.
+        assert_eq!(answer(mem(&[other])).await, DONT_KNOW);
+        assert_eq!(answer(mem(&[])).await, DONT_KNOW);
+        let later = "User: Harrogate in the rain is still lovely.";
+        assert_eq!(answer(mem(&[later, other])).await, "Harrogate.");
+        let index = pass.get::<SharedIndex>();
+        assert_eq!(
+            index.0.lock().await.readings.len(),
+            3,
+            "three distinct memories, each normalised once"
+        );
+        // Another pass starts afresh.
+        let next = ReadingCache::new();
+        assert!(next.get::<SharedIndex>().0.lock().await.readings.is_empty());
+    }
+
+    #[test]
+    fn the_index_matches_as_the_normalised_text_does() {
+        // Articles, a spelling with a leading title, a month inside a day-level date,
+        // a value of articles only, a run cut by another word.
+        let cases: &[(&str, &str, bool)] = &[
+            ("the blue heeler", "We got a blue heeler pup.", true),
+            ("Dr. Okoye", "Okoye is my GP now.", true),
+            ("2024-06", "It was on 5 June 2024, I think.", true),
+            ("a", "I had a plan.", true),
+            ("oat milk", "oat and almond milk", false),
+            ("oat milk", "Oat milk, please.", true),
+            ("Ann", "The annual review.", false),
+        ];
+        for &(value, memory, expected) in cases {
+            let mut index = PassIndex::default();
+            let ids = index.add(&[Memory::from(memory)]);
+            let needle = Text::value(value);
+            assert_eq!(
+                Text::new(memory).contains(&needle),
+                expected,
+                "{value:?} in {memory:?} (the normaliser)"
+            );
+            assert_eq!(
+                index.holds_any(&ids, [&needle]),
+                expected,
+                "{value:?} in {memory:?} (the index)"
+            );
+        }
     }
 
     #[tokio::test]

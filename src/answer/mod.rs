@@ -5,18 +5,18 @@
 //! text that best matches the question, or says it has no such information.
 
 mod lexicon;
+pub(crate) mod pass;
 mod question;
 mod values;
 
+pub use pass::ReadingCache;
 pub use question::question_proper;
 use question::*;
 
 use crate::system::Memory;
 use crate::text;
 use async_trait::async_trait;
-use once_cell::sync::Lazy;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 /// A failure to compose an answer; recorded as an error on the question.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +42,23 @@ pub trait Answerer: Send + Sync {
     ) -> Result<String, AnswerError> {
         let _ = (instance, version);
         self.answer(&question.text, memories).await
+    }
+    /// The answer to a question asked in a pass (an instance on one version): what
+    /// the runner calls, with the instance's [`ReadingCache`], where a reader keeps what
+    /// it learnt of the memories of the instance's passes (their normalised text, an
+    /// index of their words) so that each memory is read once, not once per question.
+    /// The default ignores the cache ([`Answerer::answer_question`]).
+    async fn answer_in_pass(
+        &self,
+        pass: &ReadingCache,
+        instance: &crate::dataset::Instance,
+        question: &crate::dataset::Question,
+        version: crate::dataset::Version,
+        memories: &[Memory],
+    ) -> Result<String, AnswerError> {
+        let _ = pass;
+        self.answer_question(instance, question, version, memories)
+            .await
     }
     /// Name recorded in the run's configuration.
     fn name(&self) -> String;
@@ -140,9 +157,11 @@ pub const CLAIM_COVERAGE: f64 = 0.6;
 ///   name?" … "Juniper."). Then the answer is `Yes. <sentence>`, otherwise
 ///   [`NO_SUPPORT`].
 /// - Otherwise the answer is [`NO_INFORMATION`].
-/// - **Cost.** A memory's sentences are tokenised once and kept in a process-wide
-///   cache keyed by the memory's text, so a system that returns the same memories for
-///   every question (a transcript) costs one pass of look-ups per question.
+/// - **Cost.** Within an instance's passes ([`Answerer::answer_in_pass`]) a memory's
+///   sentences are split and tokenised once, and an index of the instance gives the
+///   sentences that hold each word, so a system that returns the same memories to
+///   every question (a transcript) has them tokenised once, not once per question,
+///   and a question costs look-ups of its words; all is dropped with the instance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extractive;
 
@@ -154,6 +173,36 @@ impl Answerer for Extractive {
             .map(|m| (m.text.as_str(), m.time.as_deref()))
             .collect();
         Ok(Extractive::read(question, &ordered))
+    }
+
+    async fn answer_in_pass(
+        &self,
+        pass: &ReadingCache,
+        instance: &crate::dataset::Instance,
+        question: &crate::dataset::Question,
+        version: crate::dataset::Version,
+        memories: &[Memory],
+    ) -> Result<String, AnswerError> {
+        let _ = (instance, version);
+        let ordered: Vec<(&str, Option<&str>)> = ordered(memories)
+            .into_iter()
+            .map(|m| (m.text.as_str(), m.time.as_deref()))
+            .collect();
+        let shared = pass.get::<PassSentences>();
+        let mut sentences = shared.0.lock().await;
+        let ids = sentences.add(ordered.iter().map(|(text, _)| *text));
+        let sentences = &*sentences;
+        let groups: Vec<&[Candidate]> = ids
+            .iter()
+            .map(|&id| &*sentences.sentences[id as usize])
+            .collect();
+        let finder = Finder::new(sentences, &ids);
+        Ok(Extractive::read_sentences(
+            &question.text,
+            &ordered,
+            &groups,
+            &finder,
+        ))
     }
 
     fn name(&self) -> String {
@@ -176,7 +225,8 @@ pub fn reading_order(memories: &[Memory]) -> Vec<String> {
 /// The memories in reading order (see [`reading_order`]).
 fn ordered(memories: &[Memory]) -> Vec<&Memory> {
     let mut ordered: Vec<&Memory> = memories.iter().rev().collect();
-    ordered.sort_by_key(|m| m.time_key());
+    // Stable, like `sort_by_key`, with each time read once.
+    ordered.sort_by_cached_key(|m| m.time_key());
     ordered
 }
 
@@ -334,47 +384,119 @@ fn sentences_of(memory: &str) -> Vec<Candidate> {
     out
 }
 
-/// The tokenised sentences of memories already seen, keyed by the memory's text, so
-/// that a system returning the same memories for every question (a transcript) is
-/// tokenised once, not once per question.
-type SentenceCache = HashMap<String, Arc<[Candidate]>>;
+/// The extractive reader's sentences of one pass's memories, each memory split and
+/// tokenised once for the instance, kept in its [`ReadingCache`]. An async lock: the
+/// answers of one instance read it in turn, and a task waiting for it leaves its
+/// thread to other instances.
+#[derive(Debug, Default)]
+struct PassSentences(tokio::sync::Mutex<SentencesOfPass>);
 
-/// How many memories the sentence cache holds before it starts afresh.
-const CACHE_LIMIT: usize = 200_000;
-
-fn cache() -> &'static Mutex<SentenceCache> {
-    static CACHE: Lazy<Mutex<SentenceCache>> = Lazy::new(|| Mutex::new(HashMap::new()));
-    &CACHE
+/// The sentences of a pass's memories, numbered in the order their memories were first
+/// seen, with the sentences that hold each word.
+#[derive(Debug, Default)]
+struct SentencesOfPass {
+    ids: pass::MemoryIds,
+    /// The sentences of each memory, by memory id.
+    sentences: Vec<Arc<[Candidate]>>,
+    /// The number of each memory's first sentence, by memory id.
+    first: Vec<usize>,
+    /// How many sentences there are.
+    count: usize,
+    /// The sentences whose terms hold a term ([`Candidate::has`]).
+    terms: pass::FastMap<String, Vec<u32>>,
+    /// The sentences whose terms or related words hold a term ([`Candidate::has_any`]).
+    reach: pass::FastMap<String, Vec<u32>>,
 }
 
-/// The sentences of every memory, in the memories' order: from the cache where it
-/// has them, tokenised (outside the lock) and added to it where not.
-fn candidates(memories: &[String]) -> Vec<Arc<[Candidate]>> {
-    let mut found: Vec<Option<Arc<[Candidate]>>> = {
-        let cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
-        memories
-            .iter()
-            .map(|m| cache.get(m.as_str()).cloned())
-            .collect()
-    };
-    let missing: Vec<usize> = (0..memories.len())
-        .filter(|&i| found[i].is_none())
-        .collect();
-    if !missing.is_empty() {
-        let made: Vec<(usize, Arc<[Candidate]>)> = missing
-            .into_iter()
-            .map(|i| (i, Arc::from(sentences_of(&memories[i]))))
-            .collect();
-        let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() + made.len() > CACHE_LIMIT {
-            cache.clear();
+impl SentencesOfPass {
+    /// The memory ids of `texts`, in order, splitting, tokenising and indexing the
+    /// memories not seen before.
+    fn add<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let (ids, fresh) = self.ids.resolve(texts);
+        for id in fresh {
+            let sentences: Arc<[Candidate]> = Arc::from(sentences_of(self.ids.text(id)));
+            self.first.push(self.count);
+            for c in sentences.iter() {
+                let number = u32::try_from(self.count).expect("fewer than 2^32 sentences");
+                for t in &c.terms {
+                    self.terms.entry(t.clone()).or_default().push(number);
+                }
+                for t in &c.reach {
+                    self.reach.entry(t.clone()).or_default().push(number);
+                }
+                self.count += 1;
+            }
+            self.sentences.push(sentences);
         }
-        for (i, sentences) in made {
-            cache.insert(memories[i].clone(), sentences.clone());
-            found[i] = Some(sentences);
+        ids
+    }
+
+    /// The sentences of each of `texts`, in order (see [`SentencesOfPass::add`]).
+    #[cfg(test)]
+    fn of<'a>(&mut self, texts: impl IntoIterator<Item = &'a str>) -> Vec<Arc<[Candidate]>> {
+        self.add(texts)
+            .into_iter()
+            .map(|id| self.sentences[id as usize].clone())
+            .collect()
+    }
+}
+
+/// How a reading finds the sentences that hold a word: by looking at each, or through
+/// the index of its pass.
+enum Finder<'a> {
+    Scan,
+    Index {
+        pass: &'a SentencesOfPass,
+        /// The place in reading order of each sentence of the pass, `u32::MAX` for
+        /// those not given to this question.
+        place: Vec<u32>,
+    },
+}
+
+impl<'a> Finder<'a> {
+    /// A finder through `pass`'s index for the memories `ids` (in reading order), or a
+    /// scan when a memory is given twice (a sentence then has two places).
+    fn new(pass: &'a SentencesOfPass, ids: &[u32]) -> Finder<'a> {
+        let mut place = vec![u32::MAX; pass.count];
+        let mut at = 0u32;
+        for &id in ids {
+            let first = pass.first[id as usize];
+            for slot in &mut place[first..first + pass.sentences[id as usize].len()] {
+                if *slot != u32::MAX {
+                    return Finder::Scan;
+                }
+                *slot = at;
+                at += 1;
+            }
+        }
+        Finder::Index { pass, place }
+    }
+
+    /// The places (ascending) of the sentences among `placed` that hold `term` itself
+    /// (`itself`) or also through the lexicon.
+    fn holding(&self, term: &str, itself: bool, placed: &[Placed<'_>]) -> Vec<usize> {
+        match self {
+            Finder::Scan => (0..placed.len())
+                .filter(|&i| {
+                    let c = placed[i].candidate;
+                    if itself { c.has(term) } else { c.has_any(term) }
+                })
+                .collect(),
+            Finder::Index { pass, place } => {
+                let postings = if itself { &pass.terms } else { &pass.reach };
+                let mut found: Vec<usize> = postings
+                    .get(term)
+                    .into_iter()
+                    .flatten()
+                    .map(|&n| place[n as usize])
+                    .filter(|&at| at != u32::MAX)
+                    .map(|at| at as usize)
+                    .collect();
+                found.sort_unstable();
+                found
+            }
         }
     }
-    found.into_iter().flatten().collect()
 }
 
 /// The last of the best-scored items: among scores within [`TIE_MARGIN`] of the
@@ -389,19 +511,6 @@ fn latest_best<T: Copy>(scored: &[(f64, T)]) -> Option<T> {
         .rev()
         .find(|(s, _)| *s >= top - TIE_MARGIN)
         .map(|(_, c)| *c)
-}
-
-/// Rarity weights of the terms among the candidate sentences, in [1, 2].
-fn weights(terms: &[String], candidates: &[&Candidate]) -> Vec<f64> {
-    let mut df = vec![0usize; terms.len()];
-    for c in candidates {
-        for (i, t) in terms.iter().enumerate() {
-            if c.has_any(t) {
-                df[i] += 1;
-            }
-        }
-    }
-    rarity(&df, candidates.len())
 }
 
 /// Rarity weights in [1, 2] from how many of `n` sentences hold each term (`df`).
@@ -502,10 +611,24 @@ impl Extractive {
     /// The answer to `question` from memories in reading order ([`reading_order`]),
     /// each a text and the time it was learnt, if known.
     fn read(question: &str, memories: &[(&str, Option<&str>)]) -> String {
+        let groups: Vec<Vec<Candidate>> = memories
+            .iter()
+            .map(|(text, _)| sentences_of(text))
+            .collect();
+        let groups: Vec<&[Candidate]> = groups.iter().map(Vec::as_slice).collect();
+        Extractive::read_sentences(question, memories, &groups, &Finder::Scan)
+    }
+
+    /// [`Extractive::read`] with the sentences of each memory given (`groups`, one per
+    /// memory, in the same order), and the way to find those that hold a word.
+    fn read_sentences(
+        question: &str,
+        memories: &[(&str, Option<&str>)],
+        groups: &[&[Candidate]],
+        finder: &Finder<'_>,
+    ) -> String {
         let question = question.replace('\u{2019}', "'");
         let core = question_proper(&question);
-        let texts: Vec<String> = memories.iter().map(|(t, _)| t.to_string()).collect();
-        let groups = candidates(&texts);
         let placed: Vec<Placed<'_>> = groups
             .iter()
             .enumerate()
@@ -520,7 +643,7 @@ impl Extractive {
             .collect();
         let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
         if let Some(statement) = yes_no_statement(&core) {
-            return match Extractive::support(&statement, &placed) {
+            return match Extractive::support(&statement, &placed, finder) {
                 Some(sentence) => format!("Yes. {sentence}"),
                 None => NO_SUPPORT.to_string(),
             };
@@ -543,23 +666,34 @@ impl Extractive {
         let n = q.len();
         let mut hits = vec![0u8; candidates.len() * n];
         let mut df = vec![0usize; n];
-        for (i, c) in candidates.iter().enumerate() {
-            for (k, t) in q.iter().enumerate() {
-                let hit = match (c.has_any(t), c.has(t)) {
-                    (false, _) => 0,
-                    (true, false) => 1,
-                    (true, true) => 2,
-                };
-                hits[i * n + k] = hit;
-                df[k] += usize::from(hit > 0);
+        // The sentences that hold a question word, in reading order.
+        let mut rows: Vec<usize> = Vec::new();
+        for (k, t) in q.iter().enumerate() {
+            let any = finder.holding(t, false, &placed);
+            df[k] = any.len();
+            for &i in &any {
+                hits[i * n + k] = 1;
+            }
+            rows.extend(any);
+            // A term of the sentence is also in its reach.
+            for i in finder.holding(t, true, &placed) {
+                hits[i * n + k] = 2;
             }
         }
         let weights = rarity(&df, candidates.len());
         let total: f64 = weights.iter().sum();
         let place_kind = want == Want::Place && kind.as_ref().is_some_and(|k| q.contains(k));
+        if place_kind {
+            // A named place may stand for the kind of place asked for: every sentence.
+            rows = (0..placed.len()).collect();
+        } else {
+            rows.sort_unstable();
+            rows.dedup();
+        }
         // Each scored sentence with the sentence that gives the answer.
         let mut scored: Vec<(f64, usize)> = Vec::new();
-        for (i, p) in placed.iter().enumerate() {
+        for i in rows {
+            let p = &placed[i];
             let row = &hits[i * n..(i + 1) * n];
             if !place_kind && row.iter().all(|&h| h == 0) {
                 continue;
@@ -642,9 +776,7 @@ impl Extractive {
     /// statement reasonably: it shares a word with it, or it covers at least
     /// [`CLAIM_COVERAGE`] of the whole statement's rarity-weighted words ("My phone is
     /// a Fairphone 5." supports "I use a Fairphone 5").
-    fn support(statement: &[String], placed: &[Placed<'_>]) -> Option<String> {
-        let candidates: Vec<&Candidate> = placed.iter().map(|p| p.candidate).collect();
-        let candidates = candidates.as_slice();
+    fn support(statement: &[String], placed: &[Placed<'_>], finder: &Finder<'_>) -> Option<String> {
         let split = statement
             .iter()
             .rposition(|t| LINKS.contains(&t.as_str()))
@@ -666,10 +798,23 @@ impl Extractive {
             }
         };
         let all = text::dedup(head.iter().chain(&tail).cloned().collect());
-        let weights = weights(&all, candidates);
+        // Rarity weights of the statement's words among the sentences.
+        let df: Vec<usize> = all
+            .iter()
+            .map(|t| finder.holding(t, false, placed).len())
+            .collect();
+        let weights = rarity(&df, placed.len());
         let total: f64 = weights.iter().sum();
+        // Only a sentence holding a value word can support the statement.
+        let mut rows: Vec<usize> = tail
+            .iter()
+            .flat_map(|t| finder.holding(t, false, placed))
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
         let mut scored: Vec<(f64, &Candidate)> = Vec::new();
-        for (i, c) in candidates.iter().enumerate() {
+        for i in rows {
+            let c = placed[i].candidate;
             let tail_hits = tail.iter().filter(|t| c.has_any(t)).count();
             let tail_share = tail_hits as f64 / tail.len() as f64;
             if tail_share < VALUE_SHARE {
@@ -1151,16 +1296,68 @@ mod tests {
     }
 
     #[test]
-    fn sentences_are_tokenised_once() {
-        let memory = format!("I keep a unique marker {} in my notes.", line!());
-        let first = candidates(std::slice::from_ref(&memory));
-        let second = candidates(std::slice::from_ref(&memory));
+    fn sentences_are_tokenised_once_per_pass() {
+        let memory = "I keep a spare key under the blue flowerpot.";
+        let mut pass = SentencesOfPass::default();
+        let first = pass.of([memory]);
+        let second = pass.of(["We painted the shed on Sunday.", memory]);
         assert_eq!(first.len(), 1);
         assert!(
-            Arc::ptr_eq(&first[0], &second[0]),
-            "the second call hits the cache"
+            Arc::ptr_eq(&first[0], &second[1]),
+            "the second question of the pass reads the same sentences"
         );
-        assert!(first[0][0].has("marker"));
+        assert!(first[0][0].has("flowerpot"));
+        let next_pass = SentencesOfPass::default().of([memory]);
+        assert!(!Arc::ptr_eq(&first[0], &next_pass[0]));
+    }
+
+    #[tokio::test]
+    async fn an_answer_in_a_pass_is_the_answer_without_one() {
+        use crate::dataset::{Instance, Question, Suite, Version};
+        let instance: Instance = serde_json::from_value(serde_json::json!({
+            "id": "t", "tier": "short", "profile": { "name": "T", "facts": [] },
+            "sessions": [], "requests": [], "questions": [],
+        }))
+        .unwrap();
+        let ask = |text: &str| Question {
+            id: "q".into(),
+            suite: Suite::Retention,
+            attack: None,
+            request: None,
+            fact: "f1".into(),
+            text: text.into(),
+            gold: "x".into(),
+            accepted: Vec::new(),
+            leak: Vec::new(),
+            conditioned_on: None,
+            control_gold: None,
+            relearn: None,
+        };
+        let memories = [
+            Memory::at("User: my niece Ottilie turned six in May.", "2024-05-02"),
+            Memory::at("User: the boiler man comes on Thursday.", "2024-05-09"),
+            Memory::at("User: Ottilie wants a telescope now.", "2024-06-01"),
+        ];
+        let pass = ReadingCache::new();
+        for question in [
+            "What does my niece want?",
+            "When does the boiler man come?",
+            "Is it true that my niece wants a telescope?",
+            "How old is Ottilie?",
+        ] {
+            let alone = Extractive.answer(question, &memories).await.unwrap();
+            let in_pass = Extractive
+                .answer_in_pass(
+                    &pass,
+                    &instance,
+                    &ask(question),
+                    Version::Control,
+                    &memories,
+                )
+                .await
+                .unwrap();
+            assert_eq!(in_pass, alone, "{question}");
+        }
     }
 
     #[tokio::test]

@@ -42,7 +42,10 @@ pub struct Args {
     /// Generator and phrasing of the generated data (without `--data`).
     #[command(flatten)]
     pub gen_args: super::generate::GenArgs,
-    /// Instances evaluated at once.
+    /// Instances evaluated at once. Default: the number of cores when the system is
+    /// built in and the answerer and judge are offline (the work is the CPU's), 64
+    /// otherwise (a remote system or a model needs calls in flight, not cores), fewer
+    /// when an adapter declares a lower concurrency.
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
     /// Where reports go: one directory per system.
@@ -315,13 +318,12 @@ async fn run_async(args: Args) -> CliResult {
         if let Some(remote) = &selected.remote {
             select::preflight(remote, args.adapter.no_preflight).await?;
         }
-        let mut jobs = config.jobs;
-        if args.jobs.is_none()
-            && let Some(limit) = selected.remote.as_ref().and_then(|r| r.max_concurrency())
-        {
-            // Two namespaces (passes) per instance.
-            jobs = jobs.min(limit.div_ceil(2).max(1));
-        }
+        let jobs = jobs_for(
+            args.jobs,
+            selected.in_process && offline_reading(&args),
+            selected.remote.as_ref().and_then(|r| r.max_concurrency()),
+            crate::run::in_process_jobs(),
+        );
         factories.push((spec.clone(), dir.clone(), selected, jobs));
     }
     // Written once every system is known: a bad spec leaves no unfinished run behind.
@@ -724,6 +726,35 @@ pub(crate) fn dir_names(specs: &[String]) -> Vec<String> {
 /// Above this share of unscored records the footer recommends the hybrid judge.
 const UNSCORED_WARNING: f64 = 0.05;
 
+/// The instances a system's run evaluates at once: `--jobs` when given; otherwise
+/// `cores` when all the work is in this process (a built-in system, an offline
+/// answerer and judge), else [`crate::run::DEFAULT_JOBS`], capped by an adapter's
+/// declared concurrency (two namespaces, one per pass, for each instance).
+fn jobs_for(
+    given: Option<usize>,
+    in_process: bool,
+    adapter_limit: Option<usize>,
+    cores: usize,
+) -> usize {
+    if let Some(jobs) = given {
+        return jobs.max(1);
+    }
+    if in_process {
+        return cores.max(1);
+    }
+    let jobs = crate::run::DEFAULT_JOBS;
+    match adapter_limit {
+        Some(limit) => jobs.min(limit.div_ceil(2).max(1)),
+        None => jobs,
+    }
+}
+
+/// Whether the answerer and the judge of a run work offline (the oracle or the
+/// extractive reader, the rule judge), so that nothing in it waits on a model.
+fn offline_reading(args: &Args) -> bool {
+    matches!(args.answerer.as_str(), "oracle" | "extractive") && args.judge == "rule"
+}
+
 /// The LLM judge's counters of one system's run, with the models' agreement rate.
 #[cfg(feature = "llm")]
 fn judge_stats_delta(
@@ -832,6 +863,23 @@ impl Progress for Bar {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn in_process_work_runs_as_many_instances_as_cores_and_remote_work_stays_wide() {
+        use super::jobs_for;
+        use crate::run::DEFAULT_JOBS;
+        // A built-in system read and judged offline: the CPU's work.
+        assert_eq!(jobs_for(None, true, None, 6), 6);
+        assert_eq!(jobs_for(None, true, None, 0), 1);
+        // An adapter, or a model anywhere in the run: calls in flight.
+        assert_eq!(jobs_for(None, false, None, 6), DEFAULT_JOBS);
+        assert_eq!(jobs_for(None, false, Some(10), 6), 5);
+        assert_eq!(jobs_for(None, false, Some(1), 6), 1);
+        // --jobs wins over both.
+        assert_eq!(jobs_for(Some(3), true, None, 6), 3);
+        assert_eq!(jobs_for(Some(40), false, Some(10), 6), 40);
+        assert_eq!(jobs_for(Some(0), false, None, 6), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -127,6 +127,9 @@ pub struct SelectedSystem {
     pub factory: SharedFactory,
     /// The adapter client, for its stderr tail.
     pub remote: Option<Arc<RemoteFactory>>,
+    /// Whether the system does its work in this process, bounded by the CPU (a
+    /// built-in system or an instrument), rather than waiting on an adapter or a model.
+    pub in_process: bool,
 }
 
 /// The system a spec names. An adapter gets at most `2 × jobs` calls in flight: the
@@ -148,12 +151,14 @@ pub async fn system_with(
         return Ok(SelectedSystem {
             factory,
             remote: None,
+            in_process: true,
         });
     }
     if let Some(factory) = builtin::factory(spec) {
         return Ok(SelectedSystem {
             factory,
             remote: None,
+            in_process: true,
         });
     }
     if spec.starts_with("cmd:") || spec.starts_with("http://") || spec.starts_with("https://") {
@@ -165,6 +170,7 @@ pub async fn system_with(
         return Ok(SelectedSystem {
             factory: client.clone(),
             remote: Some(client),
+            in_process: false,
         });
     }
     if spec == "full-context" || spec.starts_with("full-context:") {
@@ -193,6 +199,7 @@ fn full_context(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
     Ok(SelectedSystem {
         factory,
         remote: None,
+        in_process: false,
     })
 }
 

@@ -98,7 +98,10 @@ pub fn positive_control(
         factory,
         Arc::new(crate::oracle::Oracle::new()),
         Arc::new(crate::judge::rule::RuleJudge),
-        RunConfig::default(),
+        RunConfig {
+            jobs: crate::run::in_process_jobs(),
+            ..RunConfig::default()
+        },
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

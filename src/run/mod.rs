@@ -25,10 +25,11 @@
 //!
 //! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
 //! and judge of a question run as a task of their own as soon as the reply exists, so
-//! the next query does not wait for them. Records keep the protocol's order.
+//! the next query does not wait for them, while the replies waiting in the pass hold
+//! less than [`MAX_WAITING_REPLY_BYTES`]. Records keep the protocol's order.
 //! Instances start longest first, so the longest pipelines are not left for last.
 
-use crate::answer::Answerer;
+use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::{Judge, JudgeItem};
 use crate::record::Record;
@@ -45,6 +46,34 @@ use std::time::Duration;
 /// system's pipeline full whatever the number of cores (a system that takes longer per
 /// call needs more calls in flight, not more cores).
 pub const DEFAULT_JOBS: usize = 64;
+
+/// Instances evaluated at once by default when every part of a run works in this
+/// process, bounded by the CPU (a built-in system read by an offline reader and judged
+/// by the rules): the number of cores. More in flight would not go faster, only hold
+/// more passes' memories at once.
+pub fn in_process_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// The most text (bytes of answers or memories) the replies of one pass waiting to be
+/// answered and judged may hold: a reply that would take the pass past it waits until
+/// earlier ones are done before the pass asks its next question. Small replies
+/// (a few retrieved memories) are all answered and judged at once; a system that
+/// returns its whole transcript to every question holds a few replies per pass in
+/// memory, not one per question.
+pub const MAX_WAITING_REPLY_BYTES: usize = 16 << 20;
+
+/// The text a reply holds, in bytes (at least 1, at most [`MAX_WAITING_REPLY_BYTES`]).
+fn reply_bytes(reply: &Reply) -> u32 {
+    let bytes = match reply {
+        Reply::Answer(answer) => answer.len(),
+        Reply::Memories(memories) => memories
+            .iter()
+            .map(|m| m.text.len() + m.time.as_ref().map_or(0, String::len))
+            .sum(),
+    };
+    u32::try_from(bytes.clamp(1, MAX_WAITING_REPLY_BYTES)).unwrap_or(u32::MAX)
+}
 
 /// Longest answer kept in a record; a longer one is cut with a visible marker.
 pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
@@ -329,8 +358,12 @@ impl Runner {
     /// the run go on.
     pub async fn run_instance(&self, instance: &Instance, selection: &Selection) -> Vec<Record> {
         let shared = Arc::new(instance.clone());
+        // What the answerer learns of the memories of both passes (their dialogues are
+        // mostly the same turns); dropped with the instance.
+        let reading = Arc::new(ReadingCache::new());
         let pass = |version: Version| {
             let (runner, instance, selection) = (self.clone(), shared.clone(), selection.clone());
+            let reading = reading.clone();
             let done = self.completed.get(&(instance.id.clone(), version)).cloned();
             tokio::spawn(async move {
                 if let Some(records) = done {
@@ -339,9 +372,11 @@ impl Runner {
                 let inner = {
                     let (runner, instance, selection) =
                         (runner.clone(), instance.clone(), selection.clone());
-                    tokio::spawn(
-                        async move { runner.run_pass(&instance, version, &selection).await },
-                    )
+                    tokio::spawn(async move {
+                        runner
+                            .run_pass(&instance, version, &selection, reading)
+                            .await
+                    })
                 };
                 let mut records =
                     runner.pass_or_errors(&instance, version, &selection, inner.await);
@@ -442,6 +477,7 @@ impl Runner {
         instance: &Arc<Instance>,
         version: Version,
         selection: &Selection,
+        reading: Arc<ReadingCache>,
     ) -> Vec<Record> {
         let questions = Self::questions_for(instance, version, selection);
         if questions.is_empty() {
@@ -454,6 +490,7 @@ impl Runner {
             .map(|s| s.date.clone())
             .unwrap_or_default();
         let mut slots: Vec<Slot> = Vec::with_capacity(questions.len());
+        let waiting = Arc::new(tokio::sync::Semaphore::new(MAX_WAITING_REPLY_BYTES));
         // Questions whose relearning dialogue is in memory (replayed after a restart).
         let mut relearned: Vec<usize> = Vec::new();
         let mut restarts = 0u32;
@@ -514,9 +551,20 @@ impl Runner {
                     }
                 }
                 match system.query(&ns, &question.text).await {
-                    Ok(reply) => slots.push(Slot::Judging(
-                        self.judge_later(instance, version, question, reply),
-                    )),
+                    Ok(reply) => {
+                        let permit = waiting
+                            .clone()
+                            .acquire_many_owned(reply_bytes(&reply))
+                            .await
+                            .expect("the pass never closes its semaphore");
+                        slots.push(Slot::Judging(self.judge_later(
+                            instance,
+                            version,
+                            question,
+                            reply,
+                            (&reading, permit),
+                        )));
+                    }
                     Err(err) => {
                         let failure =
                             Failure::new(&err, CallKind::Query, format!("query failed: {err}"));
@@ -675,8 +723,10 @@ impl Runner {
         version: Version,
         question: &Question,
         reply: Reply,
+        (reading, permit): (&Arc<ReadingCache>, tokio::sync::OwnedSemaphorePermit),
     ) -> tokio::task::JoinHandle<Record> {
         let mut record = self.base_record(instance, version, question);
+        let reading = reading.clone();
         let (answerer, judge, progress) = (
             self.answerer.clone(),
             self.judge.clone(),
@@ -684,11 +734,13 @@ impl Runner {
         );
         let (instance, question) = (instance.clone(), question.clone());
         tokio::spawn(async move {
+            // Held until the record is made: then the reply no longer waits.
+            let _permit = permit;
             let mut answer = match reply {
                 Reply::Answer(answer) => answer,
                 Reply::Memories(memories) => {
                     match answerer
-                        .answer_question(&instance, &question, version, &memories)
+                        .answer_in_pass(&reading, &instance, &question, version, &memories)
                         .await
                     {
                         Ok(answer) => answer,

@@ -649,3 +649,90 @@ fn the_oracle_reader_measures_what_a_transcript_keeps_on_the_hand_written_set() 
     assert_ne!(code, 0);
     assert!(stderr.contains("`oracle`"), "{stderr}");
 }
+
+/// Replies waiting to be answered, per namespace: counted up by the system's query,
+/// down by the answerer once it has answered.
+type Waiting = Arc<Mutex<std::collections::HashMap<String, (usize, usize)>>>;
+
+/// Returns the same memories to every question at once, noting how many replies of
+/// its namespace are waiting (most seen, waiting now).
+struct AtOnce(Waiting);
+
+impl MemorySystem for AtOnce {
+    fn reset(&mut self, _ns: &Namespace) -> SystemResult<()> {
+        Ok(())
+    }
+    fn observe(&mut self, _ns: &Namespace, _turn: &TurnInput) -> SystemResult<()> {
+        Ok(())
+    }
+    fn query(&mut self, ns: &Namespace, _question: &str) -> SystemResult<Reply> {
+        let mut waiting = self.0.lock().unwrap();
+        let (most, now) = waiting.entry(ns.to_string()).or_default();
+        *now += 1;
+        *most = (*most).max(*now);
+        // A quarter of what a pass may hold waiting, and a little more.
+        let size = bemula::run::MAX_WAITING_REPLY_BYTES / 4 + 1;
+        let mut memory = "The spare key is under the blue flowerpot. ".repeat(size / 43 + 1);
+        memory.truncate(size);
+        Ok(Reply::memories([memory]))
+    }
+}
+
+/// Takes its time over every answer, then says one reply fewer is waiting.
+struct Slow(Waiting);
+
+#[async_trait::async_trait]
+impl bemula::answer::Answerer for Slow {
+    async fn answer(
+        &self,
+        _question: &str,
+        _memories: &[bemula::system::Memory],
+    ) -> Result<String, bemula::answer::AnswerError> {
+        unreachable!("the runner asks with the question's item")
+    }
+    async fn answer_question(
+        &self,
+        instance: &Instance,
+        _question: &bemula::dataset::Question,
+        version: Version,
+        _memories: &[bemula::system::Memory],
+    ) -> Result<String, bemula::answer::AnswerError> {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let ns = format!("{}/{}", instance.id, version.name());
+        self.0.lock().unwrap().get_mut(&ns).unwrap().1 -= 1;
+        Ok("I don't know.".to_string())
+    }
+    fn name(&self) -> String {
+        "slow".to_string()
+    }
+}
+
+#[test]
+fn a_pass_holds_a_bounded_amount_of_replies_waiting_to_be_answered() {
+    let instance = lite()
+        .instances
+        .iter()
+        .max_by_key(|i| i.questions.len())
+        .unwrap()
+        .clone();
+    assert!(instance.questions.len() > 8);
+    let waiting = Waiting::default();
+    let w = waiting.clone();
+    let factory: SharedFactory = Arc::new(FnFactory::new("instant", move || AtOnce(w.clone())));
+    let runner = Runner::new(
+        factory,
+        Arc::new(Slow(waiting.clone())),
+        Arc::new(RuleJudge),
+        RunConfig::default(),
+    );
+    let records = run_blocking(&runner, std::slice::from_ref(&instance));
+    assert!(records.iter().all(|r| r.error.is_none()), "{records:?}");
+    let waiting = waiting.lock().unwrap();
+    assert_eq!(waiting.len(), 2, "{waiting:?}");
+    for (ns, &(most, now)) in waiting.iter() {
+        assert_eq!(now, 0, "{ns}: every reply was answered");
+        // The pass went on asking while answers were pending, up to the bound: three
+        // replies waiting, and the one that waits for room.
+        assert_eq!(most, 4, "{ns}");
+    }
+}

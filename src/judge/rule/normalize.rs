@@ -90,9 +90,15 @@ impl Text {
     /// Normalises `text`.
     pub(crate) fn new(text: &str) -> Text {
         let lowered = lower(text);
-        let mut sequences = vec![tokens_of(&lowered, DateOrder::MonthFirst)];
-        let day_first = tokens_of(&lowered, DateOrder::DayFirst);
-        sequences.push(day_first);
+        let iso = rewrite_iso_dates(&lowered);
+        let month_first = rewrite_numeric_dates(&iso, DateOrder::MonthFirst);
+        let mut sequences = vec![tokens_after_dates(&month_first)];
+        let day_first = rewrite_numeric_dates(&iso, DateOrder::DayFirst);
+        // Without an ambiguous numeric date the day-first reading is the main one (and
+        // so is everything read from it): it is only worked out when it differs.
+        if day_first != month_first {
+            sequences.push(tokens_after_dates(&day_first));
+        }
         if let Some(unhyphenated) = join_hyphenated(&lowered) {
             sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
         }
@@ -143,6 +149,13 @@ impl Text {
     /// The tokens of every reading, main reading first (repeats included).
     pub(crate) fn all_tokens(&self) -> impl Iterator<Item = &String> {
         self.readings.iter().flat_map(|r| r.tokens.iter())
+    }
+
+    /// Each reading's tokens, with articles and without, main reading first.
+    pub(crate) fn reading_tokens(&self) -> impl Iterator<Item = (&[String], &[String])> {
+        self.readings
+            .iter()
+            .map(|r| (r.tokens.as_slice(), r.bare.as_slice()))
     }
 
     /// Whether the text has no token at all (only punctuation or blanks).
@@ -314,8 +327,12 @@ fn vulgar_fractions(text: &str) -> String {
 
 fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
     let iso = rewrite_iso_dates(lowered);
-    let numeric = rewrite_numeric_dates(&iso, order);
-    let words = split_words(&numeric);
+    tokens_after_dates(&rewrite_numeric_dates(&iso, order))
+}
+
+/// The tokens of lowered text whose numeric dates are already rewritten.
+fn tokens_after_dates(numeric: &str) -> Vec<String> {
+    let words = split_words(numeric);
     let expanded: Vec<String> = words.iter().flat_map(|w| expand(w)).collect();
     let numbered = numbers(&expanded);
     frequencies(&durations(&dates(&numbered)))
