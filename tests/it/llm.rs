@@ -540,6 +540,36 @@ async fn guards_only_ever_fail_an_item() {
 }
 
 #[tokio::test]
+async fn a_guard_deciding_an_item_no_model_gave_a_verdict_on_is_no_disagreement() {
+    // The model rambles and never writes a verdict line, as a small model does.
+    let server = ChatServer::respond(|_| Scripted::reply("The user asked about a city. Hmm."));
+    let meter = Arc::new(UsageMeter::new());
+    let judge = judge_over(&server, &["m"], &meter);
+    let leak = denver();
+    let d = judge.judge_detailed(&boolean(&leak), "Yes, you do.").await;
+    assert_eq!(d.verdict.correct, Some(false), "{d:?}");
+    assert!(d.guard.is_some() && !d.guard_disagreed(), "{d:?}");
+    assert!(d.guard_decided_unparsed(), "{d:?}");
+    // No guard fires: the item is unscored, and it is neither.
+    let d = judge
+        .judge_detailed(&forgotten(&leak), "I no longer know that.")
+        .await;
+    assert_eq!(d.verdict.correct, None, "{d:?}");
+    assert!(!d.guard_decided_unparsed());
+    let s = judge.stats();
+    assert_eq!(
+        (
+            s.guard_decided,
+            s.guard_disagreements,
+            s.guard_decided_unparsed
+        ),
+        (1, 0, 1),
+        "{s:?}"
+    );
+    assert_eq!(s.unscored, 1, "{s:?}");
+}
+
+#[tokio::test]
 async fn several_models_vote_by_majority_and_report_agreement() {
     // m1 and m2 say CORRECT, m3 says WRONG, m4 never answers with a verdict.
     let server = ChatServer::respond(|r: &Recorded| match r.model() {
