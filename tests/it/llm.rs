@@ -1307,3 +1307,79 @@ fn calibrate_counts_the_dangerous_disagreements_by_suite_and_frame() {
         .expect("an efficacy row");
     assert!(efficacy.trim_end().ends_with(" 1"), "{efficacy}");
 }
+
+/// A run whose every call the cache answers replays with the server stopped: the
+/// preflight was recorded, the endpoint gets one probe, and the records are the same.
+#[test]
+fn a_recorded_run_replays_from_the_cache_with_no_server_running() {
+    let server = ChatServer::respond(|r: &Recorded| {
+        if r.text().contains("VERDICT") {
+            Scripted::reply("It declines to say.\nVERDICT: CORRECT")
+        } else if r.last_user().contains("single word OK") {
+            Scripted::reply("OK")
+        } else {
+            Scripted::reply("I can't recall that.")
+        }
+    });
+    let url = server.url.clone();
+    let data = tempfile::tempdir().unwrap();
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 7,
+        lite: true,
+        ..Default::default()
+    });
+    let one = bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one");
+    one.write(data.path()).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let run = |out: &Path, answerer: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+            .args(["run", "--system", "naive-rag", "--judge", "llm:jm"])
+            .args([
+                "--answerer",
+                answerer,
+                "--bootstrap",
+                "50",
+                "--retries",
+                "0",
+            ])
+            .arg("--data")
+            .arg(data.path())
+            .arg("--out")
+            .arg(out)
+            .arg("--cache")
+            .arg(cache.path())
+            .args(["--base-url", &url, "--api-key-env", "BEMULA_TEST_KEY"])
+            .env("BEMULA_TEST_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let recorded = tempfile::tempdir().unwrap();
+    let first = run(recorded.path(), "llm:am");
+    assert!(first.status.success(), "{}", crate::output_text(&first));
+    assert!(server.count() > 10);
+    drop(server);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+
+    let replayed = tempfile::tempdir().unwrap();
+    let second = run(replayed.path(), "llm:am");
+    let text = crate::output_text(&second);
+    assert!(second.status.success(), "{text}");
+    assert!(text.contains("replaying from the cache"), "{text}");
+    let records =
+        |dir: &Path| std::fs::read_to_string(dir.join("naive-rag/results.jsonl")).unwrap();
+    assert_eq!(records(recorded.path()), records(replayed.path()));
+
+    // A model the cache never saw still fails once, at the preflight.
+    let other = tempfile::tempdir().unwrap();
+    let third = run(other.path(), "llm:never-asked");
+    let text = crate::output_text(&third);
+    assert!(!third.status.success(), "{text}");
+    assert!(
+        text.contains("never-asked") && text.contains("cannot connect"),
+        "{text}"
+    );
+    assert!(
+        !other.path().join("naive-rag/results.jsonl").exists(),
+        "{text}"
+    );
+}
