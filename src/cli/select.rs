@@ -168,7 +168,7 @@ pub async fn system_with(
         });
     }
     if spec == "full-context" || spec.starts_with("full-context:") {
-        return full_context(spec, llm);
+        return full_context(spec, llm, instances).await;
     }
     let _ = llm;
     Err(format!(
@@ -179,22 +179,44 @@ pub async fn system_with(
     .into())
 }
 
+/// The full-context system, checked before the run: one preflight call to its
+/// endpoint, then every instance's longest prompt against `--context-tokens`.
 #[cfg(feature = "llm")]
-fn full_context(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+async fn full_context(
+    spec: &str,
+    llm: &LlmContext,
+    instances: &[crate::dataset::Instance],
+) -> Result<SelectedSystem, Error> {
     let model = spec
         .strip_prefix("full-context:")
         .filter(|m| !m.is_empty())
         .ok_or("the full-context system needs a model: `--system full-context:MODEL`")?;
     let config = llm.args.config(model)?;
-    let factory = crate::llm::full_context_factory(config, llm.meter.clone())?;
+    let client = crate::llm::LlmClient::new(config, llm.meter.clone())?;
+    client.preflight().await?;
+    let factory = crate::llm::FullContextFactory::with_truncate(client, llm.args.truncate);
+    let check = factory.check_window(instances).await?;
+    if !check.overflows.is_empty() {
+        eprintln!(
+            "bemula: {spec}: {} of {} instances are longer than the context window of {} tokens; their oldest turns are left out (--truncate oldest) and each record says how many: {}",
+            check.overflows.len(),
+            check.instances,
+            llm.args.context_tokens,
+            crate::llm::full_context::describe_overflows(&check.overflows)
+        );
+    }
     Ok(SelectedSystem {
-        factory,
+        factory: Arc::new(factory),
         remote: None,
     })
 }
 
 #[cfg(not(feature = "llm"))]
-fn full_context(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
+async fn full_context(
+    _spec: &str,
+    _llm: &LlmContext,
+    _instances: &[crate::dataset::Instance],
+) -> Result<SelectedSystem, Error> {
     Err("the full-context system needs the `llm` feature of bemula".into())
 }
 

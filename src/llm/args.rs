@@ -40,6 +40,11 @@ pub struct LlmArgs {
     /// The model's context window in tokens (for the full-context system).
     #[arg(long, default_value_t = 128_000, value_name = "N")]
     pub context_tokens: usize,
+    /// What the full-context system does with a transcript longer than the window:
+    /// `refuse` stops the run before any call, naming the instances that do not fit;
+    /// `oldest` keeps the newest turns that fit and records how many were left out.
+    #[arg(long, value_enum, default_value_t = super::Truncate::Refuse, value_name = "POLICY")]
+    pub truncate: super::Truncate,
 }
 
 impl Default for LlmArgs {

@@ -281,6 +281,69 @@ impl LlmClient {
         }
     }
 
+    /// The server's own count of `text`'s tokens, where it offers one: llama.cpp's
+    /// `POST /tokenize` (`{"content": …}`), llama-cpp-python's `/extras/tokenize`
+    /// (`{"input": …}`) or vLLM's `/tokenize` (`{"prompt": …}`), all at the root above
+    /// the API version, answering `{"tokens": […]}` or `{"count": N}`. `None` when none
+    /// answers (hosted APIs): the caller estimates. A count is cached like a reply.
+    pub async fn count_tokens(&self, text: &str) -> Option<usize> {
+        let messages = [Message::user(text)];
+        let digest = self.digest("tokenize", &messages, 0);
+        if let Some(cache) = &self.shared.cache
+            && let Some(entry) = cache.get(&digest).await
+            && let Ok(count) = entry.content.parse::<usize>()
+        {
+            return Some(count);
+        }
+        if self.replay_only() {
+            return None;
+        }
+        let base = self.config.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let body = serde_json::json!({
+            "model": self.config.model,
+            "content": text,
+            "input": text,
+            "prompt": text,
+        });
+        for path in ["/tokenize", "/extras/tokenize"] {
+            let mut request = self
+                .shared
+                .http
+                .post(format!("{root}{path}"))
+                .timeout(self.config.timeout.min(REPLAY_PROBE_TIMEOUT * 3))
+                .json(&body);
+            if let Some(key) = &self.shared.key {
+                request = request.bearer_auth(key.expose());
+            }
+            let Ok(response) = request.send().await else {
+                continue;
+            };
+            if !response.status().is_success() {
+                continue;
+            }
+            let Ok(reply) = response.json::<serde_json::Value>().await else {
+                continue;
+            };
+            let count = reply["tokens"]
+                .as_array()
+                .map(Vec::len)
+                .or_else(|| reply["count"].as_u64().map(|n| n as usize));
+            if let Some(count) = count {
+                let completion = Completion {
+                    content: count.to_string(),
+                    model: self.config.model.clone(),
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                    cached: false,
+                };
+                let _ = self.store(&digest, "tokenize", &completion).await;
+                return Some(count);
+            }
+        }
+        None
+    }
+
     /// Whether the endpoint was unreachable at the preflight and the client answers
     /// from the cache alone (see [`LlmClient::preflight`]).
     pub fn replay_only(&self) -> bool {

@@ -514,9 +514,13 @@ impl Runner {
                     }
                 }
                 match system.query(&ns, &question.text).await {
-                    Ok(reply) => slots.push(Slot::Judging(
-                        self.judge_later(instance, version, question, reply),
-                    )),
+                    Ok(reply) => {
+                        let mut record = self.base_record(instance, version, question);
+                        record.truncated_turns = system.truncated_turns(&ns);
+                        slots.push(Slot::Judging(
+                            self.judge_later(instance, record, question, reply),
+                        ))
+                    }
                     Err(err) => {
                         let failure =
                             Failure::new(&err, CallKind::Query, format!("query failed: {err}"));
@@ -672,11 +676,11 @@ impl Runner {
     fn judge_later(
         &self,
         instance: &Arc<Instance>,
-        version: Version,
+        mut record: Record,
         question: &Question,
         reply: Reply,
     ) -> tokio::task::JoinHandle<Record> {
-        let mut record = self.base_record(instance, version, question);
+        let version = record.version;
         let (answerer, judge, progress) = (
             self.answerer.clone(),
             self.judge.clone(),
@@ -753,6 +757,7 @@ impl Runner {
             judge: self.judge.name(),
             reason: String::new(),
             restarts: 0,
+            truncated_turns: 0,
             decided_by: None,
         }
     }
