@@ -303,13 +303,18 @@ pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>,
     }
 }
 
+/// `--adapter-timeout` when neither the user nor the adapter says otherwise, seconds.
+const DEFAULT_ADAPTER_TIMEOUT: f64 = 60.0;
+
 /// The adapter client's flags, shared by `bemula run` and `bemula test`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct AdapterArgs {
-    /// Longest wait for one adapter call, in seconds. A stuck adapter costs at most
-    /// this long: the circuit breaker (`--adapter-breaker`) then fails the rest at once.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
-    pub adapter_timeout: f64,
+    /// Longest wait for one adapter call, in seconds [default: 60, or the longer call
+    /// timeout the adapter's handshake declares]. A stuck adapter costs at most this
+    /// long: the circuit breaker (`--adapter-breaker`) then fails the rest at once. Set
+    /// explicitly, it holds even when the adapter asks for more.
+    #[arg(long, value_name = "SECS")]
+    pub adapter_timeout: Option<f64>,
     /// Largest message accepted from an adapter (one stdio line, one HTTP body), in
     /// bytes; a larger one is a protocol error.
     #[arg(long, default_value_t = remote::lines::DEFAULT_MAX_MESSAGE_BYTES, value_name = "BYTES")]
@@ -345,10 +350,10 @@ impl AdapterArgs {
     /// The client options of these flags, with `retries` re-sends of calls the system
     /// did not act on.
     pub fn options(&self, retries: u32) -> Result<RemoteOptions, Error> {
-        if !(self.adapter_timeout.is_finite() && self.adapter_timeout > 0.0) {
+        let timeout = self.adapter_timeout.unwrap_or(DEFAULT_ADAPTER_TIMEOUT);
+        if !(timeout.is_finite() && timeout > 0.0) {
             return Err(format!(
-                "--adapter-timeout must be a positive number of seconds, got {}",
-                self.adapter_timeout
+                "--adapter-timeout must be a positive number of seconds, got {timeout}"
             )
             .into());
         }
@@ -360,7 +365,8 @@ impl AdapterArgs {
             .into());
         }
         Ok(RemoteOptions {
-            timeout: std::time::Duration::from_secs_f64(self.adapter_timeout),
+            timeout: std::time::Duration::from_secs_f64(timeout),
+            timeout_explicit: self.adapter_timeout.is_some(),
             retries,
             max_message_bytes: self.max_message_bytes,
             breaker: self.adapter_breaker,
