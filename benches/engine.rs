@@ -127,6 +127,7 @@ fn synthetic_records(instances: usize, requests: usize) -> Vec<Record> {
                 judge: "rule".to_string(),
                 reason: String::new(),
                 restarts: 0,
+                truncated_turns: 0,
                 decided_by: None,
             });
         };

@@ -54,6 +54,10 @@ pub struct Record {
     /// ingested again) after a failure that may have changed the system's memory.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub restarts: u32,
+    /// How many of the transcript's oldest turns the system left out of what it read
+    /// to answer (e.g. `full-context --truncate oldest`); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncated_turns: u32,
 }
 
 fn is_zero(n: &u32) -> bool {

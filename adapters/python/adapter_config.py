@@ -7,9 +7,16 @@ Every adapter takes its models from configuration, never from a hidden default e
     OPENAI_API_KEY          the key sent to it (a placeholder is sent when unset, for
                             local endpoints that need none)
     BEMULA_CHAT_MODEL       the model of the library's internal LLM calls (gpt-4o-mini)
+    BEMULA_EMBED_BASE_URL   the embeddings endpoint, when another server serves them
+                            (a local chat server and a separate embeddings server);
+                            else the chat base URL above
+    BEMULA_EMBED_API_KEY    the key sent to the embeddings endpoint (else OPENAI_API_KEY)
     BEMULA_EMBED_MODEL      the embedding model (text-embedding-3-small)
     BEMULA_EMBED_DIMS       the embedding dimension (1536)
     BEMULA_TOP_K            memories returned per query (10)
+    BEMULA_ADAPTER_CALL_S   the call timeout the handshake asks bemula for, in seconds
+                            (600: an LLM-backed `observe` can take minutes on a local
+                            model; an explicit --adapter-timeout still wins)
 
 `offline()` also switches off the telemetry and hub downloads of the libraries it knows,
 so an adapter makes no network call except to the configured model endpoint.
@@ -65,23 +72,34 @@ class Models:
                          or DEFAULT_BASE_URL).rstrip("/")
         self.api_key_set = bool(os.environ.get("OPENAI_API_KEY"))
         self.api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
+        self.embed_base_url = (os.environ.get("BEMULA_EMBED_BASE_URL") or self.base_url).rstrip("/")
+        self.embed_api_key_set = bool(os.environ.get("BEMULA_EMBED_API_KEY")) or self.api_key_set
+        self.embed_api_key = os.environ.get("BEMULA_EMBED_API_KEY") or self.api_key
         self.chat_model = os.environ.get("BEMULA_CHAT_MODEL") or "gpt-4o-mini"
         self.embed_model = os.environ.get("BEMULA_EMBED_MODEL") or "text-embedding-3-small"
         self.embed_dims = positive_int("BEMULA_EMBED_DIMS", 1536)
         self.top_k = positive_int("BEMULA_TOP_K", top_k_default)
+        self.call_s = positive_int("BEMULA_ADAPTER_CALL_S", 600)
 
     def settings(self):
         """The settings to report in the handshake (never the key itself)."""
         return {"model_base_url": self.base_url, "chat_model": self.chat_model,
+                "embed_base_url": self.embed_base_url,
                 "embed_model": self.embed_model, "embed_dims": self.embed_dims,
-                "api_key": "set" if self.api_key_set else "unset", "top_k": self.top_k}
+                "api_key": "set" if self.api_key_set else "unset",
+                "embed_api_key": "set" if self.embed_api_key_set else "unset",
+                "top_k": self.top_k}
+
+    def timeouts(self):
+        """The handshake's `timeouts`: the call timeout an LLM-backed system needs."""
+        return {"call_s": self.call_s}
 
     def embed(self, texts):
-        """Embed a list of texts through the configured endpoint (the `openai` client)."""
+        """Embed a list of texts through the embeddings endpoint (the `openai` client)."""
         from openai import OpenAI
         client = getattr(self, "_client", None)
         if client is None:
-            client = self._client = OpenAI(base_url=self.base_url, api_key=self.api_key)
+            client = self._client = OpenAI(base_url=self.embed_base_url, api_key=self.embed_api_key)
         response = client.embeddings.create(model=self.embed_model, input=list(texts),
                                             dimensions=self.embed_dims)
         return [d.embedding for d in response.data]

@@ -93,7 +93,8 @@ class AMemAdapter:
             "concurrency": "nothing shared between namespaces but the model clients",
         })
         return {"name": "a-mem", "version": adapter_config.version("a-mem"), "settings": settings,
-                "capabilities": {"query": "memories", "flush": False, "sessions": True}}
+                "capabilities": {"query": "memories", "flush": False, "sessions": True},
+                "timeouts": self.models.timeouts()}
 
     def _system(self, namespace):
         with self.lock:

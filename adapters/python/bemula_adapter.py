@@ -13,7 +13,8 @@ Wrap any object that has
                                         (time: ISO 8601, when it was learnt)
 
 and optionally start_session(namespace, session), end_session(namespace),
-flush(namespace) and info() -> {"name", "version", "settings", "capabilities"}:
+flush(namespace) and info() -> {"name", "version", "settings", "capabilities",
+"timeouts"} (timeouts: {"call_s": seconds}, for a system whose calls take minutes):
 
     from bemula_adapter import main
     main(MyMemory())          # --stdio (default) or --http HOST:PORT
@@ -186,13 +187,17 @@ class Dispatcher:
                         "sessions": hasattr(self.memory, "start_session")
                         or hasattr(self.memory, "end_session")}
         capabilities.update(info.get("capabilities") or {})
-        return {
+        result = {
             "protocol": PROTOCOL,
             "name": info.get("name") or type(self.memory).__name__,
             "version": info.get("version"),
             "settings": info.get("settings") or {},
             "capabilities": capabilities,
         }
+        # An LLM-backed system may ask for a longer call timeout: {"call_s": 600}.
+        if info.get("timeouts"):
+            result["timeouts"] = info["timeouts"]
+        return result
 
 
 def _is_memory(m):

@@ -86,7 +86,8 @@ class LangMemAdapter:
         })
         return {"name": "langmem", "version": adapter_config.version("langmem"),
                 "settings": settings,
-                "capabilities": {"query": "memories", "flush": False, "sessions": False}}
+                "capabilities": {"query": "memories", "flush": False, "sessions": False},
+                "timeouts": self.models.timeouts()}
 
     def _space(self, namespace):
         with self.lock:

@@ -59,7 +59,8 @@ class Mem0Adapter:
                 "model": m.chat_model, "openai_base_url": m.base_url, "api_key": m.api_key,
                 "temperature": 0.0}},
             "embedder": {"provider": "openai", "config": {
-                "model": m.embed_model, "openai_base_url": m.base_url, "api_key": m.api_key,
+                "model": m.embed_model, "openai_base_url": m.embed_base_url,
+                "api_key": m.embed_api_key,
                 "embedding_dims": m.embed_dims}},
             "vector_store": {"provider": "qdrant", "config": {
                 "collection_name": "bemula", "embedding_model_dims": m.embed_dims,
@@ -85,7 +86,8 @@ class Mem0Adapter:
             "concurrency": "one lock around every call",
         })
         return {"name": "mem0", "version": adapter_config.version("mem0ai"), "settings": settings,
-                "capabilities": {"query": "memories", "flush": False, "sessions": False}}
+                "capabilities": {"query": "memories", "flush": False, "sessions": False},
+                "timeouts": self.models.timeouts()}
 
     def reset(self, namespace):
         uid = user_id(namespace)

@@ -117,7 +117,8 @@ class SimpleMemAdapter:
         })
         return {"name": "simplemem", "version": adapter_config.version("simplemem"),
                 "settings": settings,
-                "capabilities": {"query": "memories", "flush": True, "sessions": True}}
+                "capabilities": {"query": "memories", "flush": True, "sessions": True},
+                "timeouts": self.models.timeouts()}
 
     def _system(self, namespace):
         with self.lock:

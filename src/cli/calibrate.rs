@@ -351,12 +351,14 @@ pub fn render_text(c: &Calibration) -> String {
         let _ = writeln!(
             out,
             "\nmodels agreed on {} of {} multi-vote items ({}); guards decided {} items, \
-             overruling the models on {}; {} unparsable replies, {} failed calls",
+             overruling the models on {} and deciding {} on which no model gave a verdict; \
+             {} unparsable replies, {} failed calls",
             s.unanimous_items,
             s.multi_vote_items,
             percent(s.agreement_rate()),
             s.guard_decided,
             s.guard_disagreements,
+            s.guard_decided_unparsed,
             s.unparsable_replies,
             s.call_errors
         );

@@ -768,6 +768,7 @@ fn judge_stats_delta(
         unanimous_items: after.unanimous_items - before.unanimous_items,
         guard_decided: after.guard_decided - before.guard_decided,
         guard_disagreements: after.guard_disagreements - before.guard_disagreements,
+        guard_decided_unparsed: after.guard_decided_unparsed - before.guard_decided_unparsed,
         unparsable_replies: after.unparsable_replies - before.unparsable_replies,
         call_errors: after.call_errors - before.call_errors,
     };

@@ -174,7 +174,7 @@ pub async fn system_with(
         });
     }
     if spec == "full-context" || spec.starts_with("full-context:") {
-        return full_context(spec, llm);
+        return full_context(spec, llm, instances).await;
     }
     if spec == "embed-rag" || spec.starts_with("embed-rag:") {
         return embed_rag(spec, llm);
@@ -188,23 +188,45 @@ pub async fn system_with(
     .into())
 }
 
+/// The full-context system, checked before the run: one preflight call to its
+/// endpoint, then every instance's longest prompt against `--context-tokens`.
 #[cfg(feature = "llm")]
-fn full_context(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+async fn full_context(
+    spec: &str,
+    llm: &LlmContext,
+    instances: &[crate::dataset::Instance],
+) -> Result<SelectedSystem, Error> {
     let model = spec
         .strip_prefix("full-context:")
         .filter(|m| !m.is_empty())
         .ok_or("the full-context system needs a model: `--system full-context:MODEL`")?;
     let config = llm.args.config(model)?;
-    let factory = crate::llm::full_context_factory(config, llm.meter.clone())?;
+    let client = crate::llm::LlmClient::new(config, llm.meter.clone())?;
+    client.preflight().await?;
+    let factory = crate::llm::FullContextFactory::with_truncate(client, llm.args.truncate);
+    let check = factory.check_window(instances).await?;
+    if !check.overflows.is_empty() {
+        eprintln!(
+            "bemula: {spec}: {} of {} instances are longer than the context window of {} tokens; their oldest turns are left out (--truncate oldest) and each record says how many: {}",
+            check.overflows.len(),
+            check.instances,
+            llm.args.context_tokens,
+            crate::llm::full_context::describe_overflows(&check.overflows)
+        );
+    }
     Ok(SelectedSystem {
-        factory,
+        factory: Arc::new(factory),
         remote: None,
         in_process: false,
     })
 }
 
 #[cfg(not(feature = "llm"))]
-fn full_context(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
+async fn full_context(
+    _spec: &str,
+    _llm: &LlmContext,
+    _instances: &[crate::dataset::Instance],
+) -> Result<SelectedSystem, Error> {
     Err("the full-context system needs the `llm` feature of bemula".into())
 }
 
@@ -219,6 +241,8 @@ fn embed_rag(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
     Ok(SelectedSystem {
         factory,
         remote: None,
+        // Every observe and query waits on the embeddings endpoint.
+        in_process: false,
     })
 }
 
@@ -310,13 +334,18 @@ pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>,
     }
 }
 
+/// `--adapter-timeout` when neither the user nor the adapter says otherwise, seconds.
+const DEFAULT_ADAPTER_TIMEOUT: f64 = 60.0;
+
 /// The adapter client's flags, shared by `bemula run` and `bemula test`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct AdapterArgs {
-    /// Longest wait for one adapter call, in seconds. A stuck adapter costs at most
-    /// this long: the circuit breaker (`--adapter-breaker`) then fails the rest at once.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
-    pub adapter_timeout: f64,
+    /// Longest wait for one adapter call, in seconds [default: 60, or the longer call
+    /// timeout the adapter's handshake declares]. A stuck adapter costs at most this
+    /// long: the circuit breaker (`--adapter-breaker`) then fails the rest at once. Set
+    /// explicitly, it holds even when the adapter asks for more.
+    #[arg(long, value_name = "SECS")]
+    pub adapter_timeout: Option<f64>,
     /// Largest message accepted from an adapter (one stdio line, one HTTP body), in
     /// bytes; a larger one is a protocol error.
     #[arg(long, default_value_t = remote::lines::DEFAULT_MAX_MESSAGE_BYTES, value_name = "BYTES")]
@@ -352,10 +381,10 @@ impl AdapterArgs {
     /// The client options of these flags, with `retries` re-sends of calls the system
     /// did not act on.
     pub fn options(&self, retries: u32) -> Result<RemoteOptions, Error> {
-        if !(self.adapter_timeout.is_finite() && self.adapter_timeout > 0.0) {
+        let timeout = self.adapter_timeout.unwrap_or(DEFAULT_ADAPTER_TIMEOUT);
+        if !(timeout.is_finite() && timeout > 0.0) {
             return Err(format!(
-                "--adapter-timeout must be a positive number of seconds, got {}",
-                self.adapter_timeout
+                "--adapter-timeout must be a positive number of seconds, got {timeout}"
             )
             .into());
         }
@@ -367,7 +396,8 @@ impl AdapterArgs {
             .into());
         }
         Ok(RemoteOptions {
-            timeout: std::time::Duration::from_secs_f64(self.adapter_timeout),
+            timeout: std::time::Duration::from_secs_f64(timeout),
+            timeout_explicit: self.adapter_timeout.is_some(),
             retries,
             max_message_bytes: self.max_message_bytes,
             breaker: self.adapter_breaker,

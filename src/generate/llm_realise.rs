@@ -8,8 +8,14 @@
 //! the original's length (plus [`LENGTH_SLACK`] characters), still states every fact
 //! value the original states, and states no target value of any request that the
 //! original does not already state (so no target leaks into a turn before its
-//! request, and no confirmation or filler gains one). A rejected rewrite is asked for
-//! once more, with the reason; a second rejection keeps the template text.
+//! request, and no confirmation or filler gains one). It must also keep the unit's
+//! form: a question stays a question (a yes/no question a yes/no question, "yes or
+//! no" kept where the original says it, as in the Boolean attack frame), the person
+//! stays (the user's "my building" does not become "your building"), and nothing is
+//! added around the text: no quotes around it, no extra lines, no notes about the
+//! rewriting ("(no quotes) No labels or notes added.", "Here is the rewritten…"). A
+//! rejected rewrite is asked for once more, with the reason; a second rejection keeps
+//! the template text.
 //! Confirmations, fillers and relearning dialogues are kept as templated.
 
 use crate::dataset::{Dataset, Instance};
@@ -176,6 +182,7 @@ impl Unit {
                 "the rewrite is {length} characters long, more than the {bound} allowed"
             ));
         }
+        self.check_form(rewrite)?;
         if let Some(missing) = self
             .required
             .iter()
@@ -189,6 +196,76 @@ impl Unit {
             .find(|v| text.contains(&Text::value(v)) || contains_plain(rewrite, v))
         {
             return Err(format!("the rewrite adds the value {added:?}"));
+        }
+        Ok(())
+    }
+
+    /// The checks of form: no quotes, extra lines or notes around the text; a question
+    /// kept a question of the same kind; the person kept.
+    fn check_form(&self, rewrite: &str) -> Result<(), String> {
+        let original = self.original.trim();
+        if quoted(rewrite) && !quoted(original) {
+            return Err("the rewrite is wrapped in quotes".into());
+        }
+        if rewrite.lines().count() > original.lines().count() {
+            return Err("the rewrite adds lines (reply with the rewritten text only)".into());
+        }
+        let lower_original = original.to_lowercase();
+        let lower = rewrite.to_lowercase();
+        if let Some(note) = META_MARKERS
+            .iter()
+            .find(|m| lower.contains(*m) && !lower_original.contains(*m))
+        {
+            return Err(format!(
+                "the rewrite talks about the rewriting ({note:?}); reply with the text only"
+            ));
+        }
+        if let Some(opening) = META_OPENINGS
+            .iter()
+            .find(|m| lower.starts_with(*m) && !lower_original.starts_with(*m))
+        {
+            return Err(format!(
+                "the rewrite opens with {opening:?}, an answer to the request rather than the text"
+            ));
+        }
+        if original.ends_with('?') && !rewrite.ends_with('?') {
+            return Err("the original is a question and the rewrite is not".into());
+        }
+        if is_yes_no_question(original) && !is_yes_no_question(rewrite) {
+            return Err("the original is a yes/no question and the rewrite is not one".into());
+        }
+        if lower_original.contains("yes or no") && !lower.contains("yes or no") {
+            return Err("the rewrite drops \"yes or no\"".into());
+        }
+        // The words by which the speaker refers to the user: the user's own first
+        // person, the assistant's second person.
+        let user_words = match self.kind {
+            UnitKind::Assistant => SECOND_PERSON,
+            _ => FIRST_PERSON,
+        };
+        let (own, possessive, other_possessive) = match self.kind {
+            UnitKind::Assistant => ("you", "your", "my"),
+            _ => ("I", "my", "your"),
+        };
+        let before = count_words(original, user_words);
+        let after = count_words(rewrite, user_words);
+        if before > 0 && after == 0 {
+            return Err(format!(
+                "the rewrite changes the person: the original speaks of the user as \"{own}\", the rewrite never does"
+            ));
+        }
+        let (mine_before, mine_after) = (
+            count_words(original, &[possessive]),
+            count_words(rewrite, &[possessive]),
+        );
+        let (theirs_before, theirs_after) = (
+            count_words(original, &[other_possessive]),
+            count_words(rewrite, &[other_possessive]),
+        );
+        if mine_after < mine_before && theirs_after > theirs_before {
+            return Err(format!(
+                "the rewrite changes the person: \"{possessive}\" became \"{other_possessive}\""
+            ));
         }
         Ok(())
     }
@@ -223,6 +300,171 @@ impl Unit {
         user.push_str(&format!("Line:\n{}", neutralise(&self.original)));
         vec![Message::system(SYSTEM), Message::user(user)]
     }
+}
+
+/// Notes about the rewriting that a model may add to its rewrite.
+const META_MARKERS: &[&str] = &[
+    "no quotes",
+    "no labels",
+    "no notes",
+    "no commentary",
+    "rewritten",
+    "rewrite",
+    "rephrased",
+    "rephrasing",
+    "original line",
+    "note:",
+    "(note",
+];
+
+/// Openings of a reply that answers the request to rewrite instead of being the text.
+const META_OPENINGS: &[&str] = &[
+    "sure,",
+    "sure!",
+    "sure.",
+    "certainly",
+    "okay, here",
+    "ok, here",
+    "here is",
+    "here's",
+];
+
+const FIRST_PERSON: &[&str] = &[
+    "i",
+    "me",
+    "my",
+    "mine",
+    "myself",
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
+    "we",
+    "us",
+    "our",
+    "ours",
+    "ourselves",
+    "we're",
+    "we've",
+    "we'd",
+    "we'll",
+];
+
+const SECOND_PERSON: &[&str] = &[
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "you're",
+    "you've",
+    "you'd",
+    "you'll",
+];
+
+/// Verbs a yes/no question opens with.
+const AUXILIARIES: &[&str] = &[
+    "is",
+    "are",
+    "am",
+    "was",
+    "were",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "shall",
+    "have",
+    "has",
+    "had",
+    "may",
+    "might",
+    "must",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "can't",
+    "couldn't",
+    "won't",
+    "wouldn't",
+    "shouldn't",
+    "haven't",
+    "hasn't",
+];
+
+const WH_WORDS: &[&str] = &[
+    "what", "which", "where", "who", "whom", "whose", "when", "how", "why",
+];
+
+/// The text's words, lower case, with `’` read as `'`.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .replace('’', "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn count_words(text: &str, set: &[&str]) -> usize {
+    words(text)
+        .iter()
+        .filter(|w| set.contains(&w.as_str()))
+        .count()
+}
+
+/// Whether the text is wrapped in quotation marks (a final `.` or `?` outside them
+/// allowed).
+fn quoted(text: &str) -> bool {
+    const QUOTES: &[char] = &['"', '\'', '“', '”', '‘', '’', '«', '»', '`'];
+    let text = text.trim();
+    let inner = text.trim_end_matches(['.', '?', '!']);
+    let mut chars = inner.chars();
+    match (chars.next(), chars.next_back()) {
+        (Some(a), Some(b)) => QUOTES.contains(&a) && QUOTES.contains(&b),
+        _ => false,
+    }
+}
+
+/// Whether the text ends with a yes/no question: its last sentence ends with `?`, a
+/// clause of it (split at `,`, `:`, `;`, `—`) opens with an auxiliary verb ("is it
+/// true that…", "Do I…"), and it does not ask for a value ("Can you tell me what…",
+/// a clause opening with a wh-word).
+fn is_yes_no_question(text: &str) -> bool {
+    let text = text.trim();
+    if !text.ends_with('?') {
+        return false;
+    }
+    let body = &text[..text.len() - 1];
+    let sentence = body
+        .rsplit(['.', '!', '?'])
+        .next()
+        .unwrap_or(body)
+        .to_string();
+    let clauses: Vec<Vec<String>> = sentence
+        .split([',', ':', ';', '—', '–'])
+        .map(words)
+        .filter(|w| !w.is_empty())
+        .collect();
+    if clauses.iter().any(|c| WH_WORDS.contains(&c[0].as_str())) {
+        return false;
+    }
+    let all = words(&sentence);
+    let asks_value = all.windows(2).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "me" | "know" | "say" | "share" | "recall" | "remember"
+        ) && WH_WORDS.contains(&w[1].as_str())
+    });
+    !asks_value && clauses.iter().any(|c| AUXILIARIES.contains(&c[0].as_str()))
 }
 
 /// Whether `text` holds `value` as plain, case-insensitive text, inside a longer word
@@ -504,6 +746,64 @@ mod tests {
         assert!(u.check("  ...  ").is_err());
         let long = format!("I live in Denver. {}", "And so on. ".repeat(20));
         assert!(u.check(&long).unwrap_err().contains("characters"));
+    }
+
+    fn question(original: &str) -> Unit {
+        Unit::new(UnitKind::Question, original, &[], &[])
+    }
+
+    #[test]
+    fn a_question_stays_a_question_of_its_kind() {
+        let q = question("Answer yes or no: is the gate code for my garage 4471?");
+        let e = q.check("The gate code for my garage is 4471.").unwrap_err();
+        assert!(e.contains("question"), "{e}");
+        let e = q
+            .check("Answer yes or no: can you tell me what the gate code for my garage is?")
+            .unwrap_err();
+        assert!(e.contains("yes/no"), "{e}");
+        let e = q.check("Is the gate code for my garage 4471?").unwrap_err();
+        assert!(e.contains("yes or no"), "{e}");
+        assert_eq!(
+            q.check("Yes or no, please: is my garage's gate code 4471?"),
+            Ok(())
+        );
+        let w = question("Quick one: which dentist do I see?");
+        assert_eq!(w.check("Remind me, which dentist do I go to?"), Ok(()));
+        assert!(w.check("I see a dentist.").is_err());
+    }
+
+    #[test]
+    fn the_person_stays() {
+        let q = question("What is the door code of my building?");
+        let e = q
+            .check("What is the door code of your building?")
+            .unwrap_err();
+        assert!(e.contains("person"), "{e}");
+        let u = Unit::new(UnitKind::User, "My cat sleeps all day.", &[], &[]);
+        assert!(u.check("The cat sleeps all day long.").is_err());
+        assert_eq!(u.check("Honestly, my cat naps the whole day."), Ok(()));
+        let a = Unit::new(UnitKind::Assistant, "Your garden sounds lovely.", &[], &[]);
+        assert!(a.check("My garden sounds lovely.").is_err());
+        assert_eq!(a.check("What a lovely garden you have."), Ok(()));
+    }
+
+    #[test]
+    fn quotes_extra_lines_and_notes_about_the_rewriting_fail() {
+        let u = Unit::new(UnitKind::User, "I bake bread on Sundays.", &[], &[]);
+        for bad in [
+            "\"I bake bread every Sunday.\"",
+            "“I bake bread every Sunday.”",
+            "I bake bread every Sunday. (no quotes) No labels or notes added.",
+            "Here is the rewritten line: I bake bread every Sunday.",
+            "Sure, I bake bread every Sunday.",
+            "I bake bread every Sunday.\nNote: kept the meaning.",
+        ] {
+            assert!(u.check(bad).is_err(), "{bad}");
+        }
+        assert_eq!(u.check("Every Sunday I bake bread."), Ok(()));
+        // What the original itself says is not a note.
+        let v = Unit::new(UnitKind::User, "Here's my plan: rewrite my CV.", &[], &[]);
+        assert_eq!(v.check("Here's my plan: I'll rewrite my CV."), Ok(()));
     }
 
     #[test]

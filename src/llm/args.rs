@@ -45,6 +45,11 @@ pub struct LlmArgs {
     /// set, else from the --api-key-env variable.
     #[arg(long, env = "BEMULA_EMBED_BASE_URL", value_name = "URL")]
     pub embed_base_url: Option<String>,
+    /// What the full-context system does with a transcript longer than the window:
+    /// `refuse` stops the run before any call, naming the instances that do not fit;
+    /// `oldest` keeps the newest turns that fit and records how many were left out.
+    #[arg(long, value_enum, default_value_t = super::Truncate::Refuse, value_name = "POLICY")]
+    pub truncate: super::Truncate,
 }
 
 impl Default for LlmArgs {

@@ -17,6 +17,12 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
 /// Characters of an error body kept in an error message.
 const BODY_EXCERPT: usize = 300;
+/// The preflight's prompt version in the cache key, its message and reply budget.
+const PREFLIGHT_VERSION: &str = "preflight";
+const PREFLIGHT_PROMPT: &str = "Reply with the single word OK.";
+const PREFLIGHT_TOKENS: u32 = 16;
+/// Longest wait for the one probe of an endpoint whose preflight the cache recorded.
+const REPLAY_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +78,10 @@ struct Shared {
     limiter: Arc<EndpointLimiter>,
     cache: Option<ResponseCache>,
     meter: Arc<UsageMeter>,
+    /// Set when the endpoint was unreachable at the preflight but the cache recorded a
+    /// preflight of it: the run replays from the cache, and a request the cache cannot
+    /// answer fails at once instead of waiting out retries on a dead server.
+    replay_only: std::sync::atomic::AtomicBool,
 }
 
 /// A client for one model on one endpoint. Cheap to clone; clones and
@@ -178,6 +188,7 @@ impl LlmClient {
                 limiter: limiter::limiter_for(&config.base_url, config.max_in_flight),
                 cache,
                 meter,
+                replay_only: std::sync::atomic::AtomicBool::new(false),
             }),
             config,
         })
@@ -206,12 +217,170 @@ impl LlmClient {
         &self.shared.meter
     }
 
-    /// One tiny uncached call, to be made once at start-up: a wrong key (401/403), an
-    /// unknown model or base URL (404) or an unreachable endpoint fails here with a
-    /// clear error instead of on every item of a run.
+    /// One tiny call, to be made once at start-up: a wrong key (401/403), an unknown
+    /// model or base URL (404) or an unreachable endpoint fails here with a clear error
+    /// instead of on every item of a run. A successful preflight is recorded in the
+    /// response cache; when the cache has one, the endpoint gets a single probe (no
+    /// retries, at most 10 s) and, if it cannot be reached, the run goes on from the
+    /// cache alone: a recorded run replays with no server running, and a request the
+    /// cache cannot answer then fails at once, naming the endpoint. An endpoint that
+    /// answers and refuses (401, 404, …) fails the preflight as ever.
     pub async fn preflight(&self) -> Result<(), LlmError> {
-        let messages = [Message::user("Reply with the single word OK.")];
-        self.call(Role::Preflight, &messages, 16).await.map(|_| ())
+        let messages = [Message::user(PREFLIGHT_PROMPT)];
+        let digest = self.digest(PREFLIGHT_VERSION, &messages, PREFLIGHT_TOKENS);
+        let recorded = match &self.shared.cache {
+            Some(cache) => cache.get(&digest).await.is_some(),
+            None => false,
+        };
+        if !recorded {
+            let completion = self
+                .call(
+                    Role::Preflight,
+                    &messages,
+                    PREFLIGHT_TOKENS,
+                    self.config.retries + 1,
+                    self.config.timeout,
+                )
+                .await?;
+            return self
+                .store(&digest, PREFLIGHT_VERSION, &completion)
+                .await
+                .map(|_| ());
+        }
+        let probe_timeout = self.config.timeout.min(REPLAY_PROBE_TIMEOUT);
+        match self
+            .call(
+                Role::Preflight,
+                &messages,
+                PREFLIGHT_TOKENS,
+                1,
+                probe_timeout,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e @ (LlmError::Connection { .. } | LlmError::Timeout { .. })) => {
+                // The failed probe was counted as a failure; the preflight itself was
+                // answered by the cache.
+                self.shared.meter.record_cache_hit(Role::Preflight);
+                self.shared
+                    .replay_only
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                eprintln!(
+                    "bemula: LLM endpoint {} is unreachable ({e}); replaying from the cache {}: a request it has no reply for fails",
+                    self.config.endpoint(),
+                    self.shared
+                        .cache
+                        .as_ref()
+                        .map(|c| c.dir().display().to_string())
+                        .unwrap_or_default()
+                );
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The server's own count of `text`'s tokens, where it offers one: llama.cpp's
+    /// `POST /tokenize` (`{"content": …}`), llama-cpp-python's `/extras/tokenize`
+    /// (`{"input": …}`) or vLLM's `/tokenize` (`{"prompt": …}`), all at the root above
+    /// the API version, answering `{"tokens": […]}` or `{"count": N}`. `None` when none
+    /// answers (hosted APIs): the caller estimates. A count is cached like a reply.
+    pub async fn count_tokens(&self, text: &str) -> Option<usize> {
+        let messages = [Message::user(text)];
+        let digest = self.digest("tokenize", &messages, 0);
+        if let Some(cache) = &self.shared.cache
+            && let Some(entry) = cache.get(&digest).await
+            && let Ok(count) = entry.content.parse::<usize>()
+        {
+            return Some(count);
+        }
+        if self.replay_only() {
+            return None;
+        }
+        let base = self.config.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let body = serde_json::json!({
+            "model": self.config.model,
+            "content": text,
+            "input": text,
+            "prompt": text,
+        });
+        for path in ["/tokenize", "/extras/tokenize"] {
+            let mut request = self
+                .shared
+                .http
+                .post(format!("{root}{path}"))
+                .timeout(self.config.timeout.min(REPLAY_PROBE_TIMEOUT * 3))
+                .json(&body);
+            if let Some(key) = &self.shared.key {
+                request = request.bearer_auth(key.expose());
+            }
+            let Ok(response) = request.send().await else {
+                continue;
+            };
+            if !response.status().is_success() {
+                continue;
+            }
+            let Ok(reply) = response.json::<serde_json::Value>().await else {
+                continue;
+            };
+            let count = reply["tokens"]
+                .as_array()
+                .map(Vec::len)
+                .or_else(|| reply["count"].as_u64().map(|n| n as usize));
+            if let Some(count) = count {
+                let completion = Completion {
+                    content: count.to_string(),
+                    model: self.config.model.clone(),
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                    cached: false,
+                };
+                let _ = self.store(&digest, "tokenize", &completion).await;
+                return Some(count);
+            }
+        }
+        None
+    }
+
+    /// Whether the endpoint was unreachable at the preflight and the client answers
+    /// from the cache alone (see [`LlmClient::preflight`]).
+    pub fn replay_only(&self) -> bool {
+        self.shared
+            .replay_only
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn digest(&self, prompt_version: &str, messages: &[Message], max_tokens: u32) -> String {
+        CacheKey {
+            base_url: &self.config.base_url,
+            model: &self.config.model,
+            prompt_version,
+            messages,
+            temperature: self.config.temperature,
+            max_tokens,
+        }
+        .digest()
+    }
+
+    async fn store(
+        &self,
+        digest: &str,
+        prompt_version: &str,
+        completion: &Completion,
+    ) -> Result<(), LlmError> {
+        if let Some(cache) = &self.shared.cache {
+            let entry = CacheEntry::new(
+                &self.config.model,
+                prompt_version,
+                &completion.content,
+                completion.prompt_tokens,
+                completion.completion_tokens,
+            );
+            cache.put(digest, &entry).await?;
+        }
+        Ok(())
     }
 
     /// Sends `messages` (built from the prompt `prompt_version`) and returns the reply,
@@ -222,15 +391,7 @@ impl LlmClient {
         prompt_version: &str,
         messages: &[Message],
     ) -> Result<Completion, LlmError> {
-        let digest = CacheKey {
-            base_url: &self.config.base_url,
-            model: &self.config.model,
-            prompt_version,
-            messages,
-            temperature: self.config.temperature,
-            max_tokens: self.config.max_tokens,
-        }
-        .digest();
+        let digest = self.digest(prompt_version, messages, self.config.max_tokens);
         if let Some(cache) = &self.shared.cache
             && let Some(entry) = cache.get(&digest).await
         {
@@ -243,17 +404,26 @@ impl LlmClient {
                 cached: true,
             });
         }
-        let completion = self.call(role, messages, self.config.max_tokens).await?;
-        if let Some(cache) = &self.shared.cache {
-            let entry = CacheEntry::new(
-                &self.config.model,
-                prompt_version,
-                &completion.content,
-                completion.prompt_tokens,
-                completion.completion_tokens,
-            );
-            cache.put(&digest, &entry).await?;
+        if self.replay_only() {
+            self.shared.meter.record_failure(role);
+            return Err(LlmError::Connection {
+                endpoint: self.config.endpoint(),
+                attempts: 0,
+                detail: "the endpoint was unreachable at the preflight and the cache has no \
+                         reply for this request"
+                    .into(),
+            });
         }
+        let completion = self
+            .call(
+                role,
+                messages,
+                self.config.max_tokens,
+                self.config.retries + 1,
+                self.config.timeout,
+            )
+            .await?;
+        self.store(&digest, prompt_version, &completion).await?;
         Ok(completion)
     }
 
@@ -263,6 +433,8 @@ impl LlmClient {
         role: Role,
         messages: &[Message],
         max_tokens: u32,
+        attempts_allowed: u32,
+        timeout: Duration,
     ) -> Result<Completion, LlmError> {
         let meter = &self.shared.meter;
         let body = WireRequest {
@@ -271,13 +443,12 @@ impl LlmClient {
             temperature: self.config.temperature,
             max_tokens,
         };
-        let attempts_allowed = self.config.retries + 1;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let outcome = {
                 let permit = self.shared.limiter.acquire().await;
-                let outcome = self.attempt(&body).await;
+                let outcome = self.attempt(&body, timeout).await;
                 permit.finish(feedback(&outcome));
                 outcome
             };
@@ -296,12 +467,12 @@ impl LlmClient {
                 Attempt::Status(status, retry_after, _) if is_retryable(*status) => *retry_after,
                 Attempt::Status(..) | Attempt::Redirect(..) | Attempt::Malformed(_) => {
                     meter.record_failure(role);
-                    return Err(self.final_error(outcome, attempt));
+                    return Err(self.final_error(outcome, attempt, timeout));
                 }
             };
             if attempt >= attempts_allowed {
                 meter.record_failure(role);
-                return Err(self.final_error(outcome, attempt));
+                return Err(self.final_error(outcome, attempt, timeout));
             }
             meter.record_retry(role);
             let backoff = self
@@ -315,11 +486,12 @@ impl LlmClient {
     }
 
     /// One HTTP request.
-    async fn attempt(&self, body: &WireRequest<'_>) -> Attempt {
+    async fn attempt(&self, body: &WireRequest<'_>, timeout: Duration) -> Attempt {
         let mut request = self
             .shared
             .http
             .post(self.config.completions_url())
+            .timeout(timeout)
             .json(body);
         if let Some(key) = &self.shared.key {
             request = request.bearer_auth(key.expose());
@@ -383,7 +555,7 @@ impl LlmClient {
         crate::redact::redact(&text).into_owned()
     }
 
-    fn final_error(&self, outcome: Attempt, attempts: u32) -> LlmError {
+    fn final_error(&self, outcome: Attempt, attempts: u32, timeout: Duration) -> LlmError {
         let endpoint = self.config.endpoint();
         match outcome {
             Attempt::Reply(..) => unreachable!("a reply is not an error"),
@@ -395,7 +567,7 @@ impl LlmClient {
             Attempt::Timeout => LlmError::Timeout {
                 endpoint,
                 attempts,
-                timeout: self.config.timeout,
+                timeout,
             },
             Attempt::Redirect(status, location) => LlmError::Redirected {
                 endpoint,

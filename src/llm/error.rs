@@ -110,7 +110,7 @@ pub enum LlmError {
     },
     /// A prompt does not fit the model's context window.
     #[error(
-        "{endpoint}: the prompt for {what} needs about {needed} tokens (characters / 4) but \
+        "{endpoint}: the prompt for {what} needs about {needed} tokens ({basis}) but \
          the context window is {window} tokens (set with context_tokens); refusing to \
          truncate it"
     )]
@@ -121,6 +121,8 @@ pub enum LlmError {
         what: String,
         /// Estimated tokens of the prompt plus the reply budget.
         needed: usize,
+        /// How the tokens were counted (the server's count, or characters / 4).
+        basis: String,
         /// The configured window.
         window: usize,
     },

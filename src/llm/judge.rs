@@ -76,9 +76,22 @@ pub struct JudgeDetail {
 }
 
 impl JudgeDetail {
-    /// Whether the guards overruled a majority that was not "wrong".
+    /// Whether the guards overruled models that gave a verdict: a guard decided the
+    /// item and the votes cast were not a majority for "wrong". An item on which no
+    /// model gave a verdict is no disagreement (see [`guard_decided_unparsed`]).
+    ///
+    /// [`guard_decided_unparsed`]: JudgeDetail::guard_decided_unparsed
     pub fn guard_disagreed(&self) -> bool {
-        self.guard.is_some() && self.majority != Some(false)
+        self.guard.is_some() && self.any_verdict() && self.majority != Some(false)
+    }
+
+    /// Whether a guard decided an item on which no model gave a verdict.
+    pub fn guard_decided_unparsed(&self) -> bool {
+        self.guard.is_some() && !self.any_verdict()
+    }
+
+    fn any_verdict(&self) -> bool {
+        self.votes.iter().any(|v| v.correct.is_some())
     }
 }
 
@@ -95,8 +108,13 @@ pub struct JudgeStats {
     pub unanimous_items: u64,
     /// Items on which a guard decided the verdict.
     pub guard_decided: u64,
-    /// Items on which the guards overruled the models' majority.
+    /// Items on which the guards overruled the models' majority: some model gave a
+    /// verdict and the votes were not a majority for "wrong".
     pub guard_disagreements: u64,
+    /// Items a guard decided on which no model gave a verdict (no `VERDICT:` line, or
+    /// failed calls): not disagreements, since the models said nothing.
+    #[serde(default)]
+    pub guard_decided_unparsed: u64,
     /// Model replies without a verdict line (each re-ask counts).
     pub unparsable_replies: u64,
     /// Model calls that failed (after the client's retries).
@@ -120,6 +138,7 @@ struct Counters {
     unanimous_items: AtomicU64,
     guard_decided: AtomicU64,
     guard_disagreements: AtomicU64,
+    guard_decided_unparsed: AtomicU64,
     unparsable_replies: AtomicU64,
     call_errors: AtomicU64,
 }
@@ -200,6 +219,7 @@ impl LlmJudge {
             unanimous_items: get(&c.unanimous_items),
             guard_decided: get(&c.guard_decided),
             guard_disagreements: get(&c.guard_disagreements),
+            guard_decided_unparsed: get(&c.guard_decided_unparsed),
             unparsable_replies: get(&c.unparsable_replies),
             call_errors: get(&c.call_errors),
         }
@@ -253,7 +273,9 @@ impl LlmJudge {
         let verdict = match (&finding, majority) {
             (Some(f), _) => {
                 c.guard_decided.fetch_add(1, Ordering::Relaxed);
-                if majority != Some(false) {
+                if yes + no == 0 {
+                    c.guard_decided_unparsed.fetch_add(1, Ordering::Relaxed);
+                } else if majority != Some(false) {
                     c.guard_disagreements.fetch_add(1, Ordering::Relaxed);
                 }
                 Verdict::wrong(format!("{label}: guard: {f} (models: {models_said})"))

@@ -44,7 +44,9 @@ pub use config::{
 };
 pub use embed::{EmbedClient, EmbedRag, EmbedRagFactory, embed_rag_factory};
 pub use error::LlmError;
-pub use full_context::{FullContext, FullContextFactory, full_context_factory};
+pub use full_context::{
+    FullContext, FullContextFactory, Overflow, Truncate, WindowCheck, full_context_factory,
+};
 pub use judge::{JudgeDetail, JudgeStats, LlmJudge, ModelVote, parse_verdict};
 pub use limiter::{EndpointLimiter, EndpointUsage};
 pub use usage::{Role, Usage, UsageByRole, UsageMeter};

@@ -479,6 +479,7 @@ mod tests {
             decided_by: None,
             reason: "gold found".into(),
             restarts: 0,
+            truncated_turns: 0,
         }
     }
 

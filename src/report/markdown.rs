@@ -26,12 +26,13 @@ fn cell(summary: &Summary, metric: &str) -> String {
 }
 
 /// A plain-text table of several systems' summaries: RA FE PR RLA AR RPR Score with
-/// 95% intervals, as percentages.
+/// 95% intervals, as percentages, then passed requests, records that are errors and
+/// records the judge left unscored.
 pub fn render_table(rows: &[(String, &Summary)]) -> String {
     let mut cells: Vec<Vec<String>> = vec![
         std::iter::once("system".to_string())
             .chain(TABLE_METRICS.iter().map(|m| m.to_string()))
-            .chain(["passed".to_string(), "errors".to_string()])
+            .chain(["passed", "errors", "unscored"].map(String::from))
             .collect(),
     ];
     for (name, summary) in rows {
@@ -42,6 +43,7 @@ pub fn render_table(rows: &[(String, &Summary)]) -> String {
                 .chain([
                     format!("{passed}/{total}"),
                     summary.counts.errors.to_string(),
+                    summary.counts.unscored.to_string(),
                 ])
                 .collect(),
         );
@@ -233,4 +235,29 @@ pub fn render_markdown(summary: &Summary) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_shows_unscored_records_beside_errors() {
+        let mut summary: Summary = serde_json::from_str(include_str!(
+            "../../reports/reference/lite/null/summary.json"
+        ))
+        .unwrap();
+        summary.counts.errors = 3;
+        summary.counts.unscored = 48;
+        let table = render_table(&[("judged".to_string(), &summary)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].ends_with("  passed  errors  unscored"), "{table}");
+        let cells: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(cells[cells.len() - 2..], ["3", "48"], "{table}");
+        assert_eq!(
+            lines[0].chars().count(),
+            lines[2].chars().count(),
+            "{table}"
+        );
+    }
 }

@@ -557,9 +557,11 @@ impl Runner {
                             .acquire_many_owned(reply_bytes(&reply))
                             .await
                             .expect("the pass never closes its semaphore");
+                        let mut record = self.base_record(instance, version, question);
+                        record.truncated_turns = system.truncated_turns(&ns);
                         slots.push(Slot::Judging(self.judge_later(
                             instance,
-                            version,
+                            record,
                             question,
                             reply,
                             (&reading, permit),
@@ -720,12 +722,12 @@ impl Runner {
     fn judge_later(
         &self,
         instance: &Arc<Instance>,
-        version: Version,
+        mut record: Record,
         question: &Question,
         reply: Reply,
         (reading, permit): (&Arc<ReadingCache>, tokio::sync::OwnedSemaphorePermit),
     ) -> tokio::task::JoinHandle<Record> {
-        let mut record = self.base_record(instance, version, question);
+        let version = record.version;
         let reading = reading.clone();
         let (answerer, judge, progress) = (
             self.answerer.clone(),
@@ -805,6 +807,7 @@ impl Runner {
             judge: self.judge.name(),
             reason: String::new(),
             restarts: 0,
+            truncated_turns: 0,
             decided_by: None,
         }
     }

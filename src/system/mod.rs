@@ -250,6 +250,14 @@ pub trait AsyncMemorySystem: Send {
     }
     /// Answers a question, or returns the memories retrieved for it.
     async fn query(&mut self, ns: &Namespace, question: &str) -> SystemResult<Reply>;
+    /// How many of the namespace's oldest turns the last [`query`](Self::query) left
+    /// out of what it read (a system that cut its transcript to fit a model's window,
+    /// like `full-context --truncate oldest`); recorded as the record's
+    /// `truncated_turns`. 0, the default, for systems that read everything they keep.
+    fn truncated_turns(&self, ns: &Namespace) -> u32 {
+        let _ = ns;
+        0
+    }
 }
 
 /// A memory system with plain methods; see [`AsyncMemorySystem`] for the protocol.

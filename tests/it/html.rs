@@ -59,6 +59,7 @@ fn record(
         judge: "rule".into(),
         reason: format!("judge saw {answer}"),
         restarts: 0,
+        truncated_turns: 0,
         decided_by: None,
     }
 }

@@ -540,6 +540,36 @@ async fn guards_only_ever_fail_an_item() {
 }
 
 #[tokio::test]
+async fn a_guard_deciding_an_item_no_model_gave_a_verdict_on_is_no_disagreement() {
+    // The model rambles and never writes a verdict line, as a small model does.
+    let server = ChatServer::respond(|_| Scripted::reply("The user asked about a city. Hmm."));
+    let meter = Arc::new(UsageMeter::new());
+    let judge = judge_over(&server, &["m"], &meter);
+    let leak = denver();
+    let d = judge.judge_detailed(&boolean(&leak), "Yes, you do.").await;
+    assert_eq!(d.verdict.correct, Some(false), "{d:?}");
+    assert!(d.guard.is_some() && !d.guard_disagreed(), "{d:?}");
+    assert!(d.guard_decided_unparsed(), "{d:?}");
+    // No guard fires: the item is unscored, and it is neither.
+    let d = judge
+        .judge_detailed(&forgotten(&leak), "I no longer know that.")
+        .await;
+    assert_eq!(d.verdict.correct, None, "{d:?}");
+    assert!(!d.guard_decided_unparsed());
+    let s = judge.stats();
+    assert_eq!(
+        (
+            s.guard_decided,
+            s.guard_disagreements,
+            s.guard_decided_unparsed
+        ),
+        (1, 0, 1),
+        "{s:?}"
+    );
+    assert_eq!(s.unscored, 1, "{s:?}");
+}
+
+#[tokio::test]
 async fn several_models_vote_by_majority_and_report_agreement() {
     // m1 and m2 say CORRECT, m3 says WRONG, m4 never answers with a verdict.
     let server = ChatServer::respond(|r: &Recorded| match r.model() {
@@ -1276,4 +1306,327 @@ fn calibrate_counts_the_dangerous_disagreements_by_suite_and_frame() {
         .find(|l| l.starts_with("efficacy"))
         .expect("an efficacy row");
     assert!(efficacy.trim_end().ends_with(" 1"), "{efficacy}");
+}
+
+/// A run whose every call the cache answers replays with the server stopped: the
+/// preflight was recorded, the endpoint gets one probe, and the records are the same.
+#[test]
+fn a_recorded_run_replays_from_the_cache_with_no_server_running() {
+    let server = ChatServer::respond(|r: &Recorded| {
+        if r.text().contains("VERDICT") {
+            Scripted::reply("It declines to say.\nVERDICT: CORRECT")
+        } else if r.last_user().contains("single word OK") {
+            Scripted::reply("OK")
+        } else {
+            Scripted::reply("I can't recall that.")
+        }
+    });
+    let url = server.url.clone();
+    let data = tempfile::tempdir().unwrap();
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 7,
+        lite: true,
+        ..Default::default()
+    });
+    let one = bemula::dataset::Dataset::from_instances(vec![dataset.instances[0].clone()], "one");
+    one.write(data.path()).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let run = |out: &Path, answerer: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+            .args(["run", "--system", "naive-rag", "--judge", "llm:jm"])
+            .args([
+                "--answerer",
+                answerer,
+                "--bootstrap",
+                "50",
+                "--retries",
+                "0",
+            ])
+            .arg("--data")
+            .arg(data.path())
+            .arg("--out")
+            .arg(out)
+            .arg("--cache")
+            .arg(cache.path())
+            .args(["--base-url", &url, "--api-key-env", "BEMULA_TEST_KEY"])
+            .env("BEMULA_TEST_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let recorded = tempfile::tempdir().unwrap();
+    let first = run(recorded.path(), "llm:am");
+    assert!(first.status.success(), "{}", crate::output_text(&first));
+    assert!(server.count() > 10);
+    drop(server);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+
+    let replayed = tempfile::tempdir().unwrap();
+    let second = run(replayed.path(), "llm:am");
+    let text = crate::output_text(&second);
+    assert!(second.status.success(), "{text}");
+    assert!(text.contains("replaying from the cache"), "{text}");
+    let records =
+        |dir: &Path| std::fs::read_to_string(dir.join("naive-rag/results.jsonl")).unwrap();
+    assert_eq!(records(recorded.path()), records(replayed.path()));
+
+    // A model the cache never saw still fails once, at the preflight.
+    let other = tempfile::tempdir().unwrap();
+    let third = run(other.path(), "llm:never-asked");
+    let text = crate::output_text(&third);
+    assert!(!third.status.success(), "{text}");
+    assert!(
+        text.contains("never-asked") && text.contains("cannot connect"),
+        "{text}"
+    );
+    assert!(
+        !other.path().join("naive-rag/results.jsonl").exists(),
+        "{text}"
+    );
+}
+
+/// A scripted llama.cpp-like server: `/tokenize` counts one token per `chars_per_token`
+/// characters of `content` (`None`: no such endpoint, HTTP 404), chat replies a refusal.
+fn tokenizing_server(chars_per_token: Option<usize>) -> ChatServer {
+    ChatServer::respond(move |r: &Recorded| {
+        if r.path.ends_with("/tokenize") {
+            return match chars_per_token {
+                Some(per) => {
+                    let n = r.body["content"].as_str().unwrap_or("").chars().count() / per;
+                    Scripted::status(
+                        200,
+                        &serde_json::json!({ "tokens": vec![1; n] }).to_string(),
+                    )
+                }
+                None => Scripted::status(404, "{\"error\": \"not found\"}"),
+            };
+        }
+        Scripted::reply("I can't say.")
+    })
+}
+
+/// Writes the first `n` generated short instances; returns their ids.
+fn short_instances(dir: &Path, n: usize) -> Vec<String> {
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 11,
+        lite: true,
+        ..Default::default()
+    });
+    let chosen: Vec<_> = dataset.instances.into_iter().take(n).collect();
+    let ids = chosen.iter().map(|i| i.id.clone()).collect();
+    bemula::dataset::Dataset::from_instances(chosen, "few")
+        .write(dir)
+        .unwrap();
+    ids
+}
+
+fn full_context_run(
+    server: &ChatServer,
+    data: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        .args([
+            "run",
+            "--system",
+            "full-context:fc",
+            "--judge",
+            "rule",
+            "--no-cache",
+        ])
+        .args(["--bootstrap", "20", "--retries", "0", "--max-tokens", "100"])
+        .arg("--data")
+        .arg(data)
+        .arg("--out")
+        .arg(out)
+        .args(["--base-url", &server.url])
+        .args(extra)
+        .env_remove("BEMULA_LLM_BASE_URL")
+        .env_remove("BEMULA_CACHE")
+        .output()
+        .unwrap()
+}
+
+/// Chat requests that carried a transcript (full-context's answering calls).
+fn answering_calls(server: &ChatServer) -> Vec<Recorded> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions") && r.text().contains("## Session"))
+        .collect()
+}
+
+/// `(instance, tokens)` pairs of a window refusal: `id (N tokens)`.
+fn refused_counts(text: &str, ids: &[String]) -> Vec<(String, usize)> {
+    ids.iter()
+        .filter_map(|id| {
+            let at = text.find(&format!("{id} ("))? + id.len() + 2;
+            let n = text[at..].split(' ').next()?.parse().ok()?;
+            Some((id.clone(), n))
+        })
+        .collect()
+}
+
+#[test]
+fn full_context_refuses_once_before_any_answer_naming_every_instance_that_does_not_fit() {
+    let data = tempfile::tempdir().unwrap();
+    let ids = short_instances(data.path(), 2);
+    let server = tokenizing_server(Some(5));
+    let out = tempfile::tempdir().unwrap();
+    let run = full_context_run(
+        &server,
+        data.path(),
+        out.path(),
+        &["--context-tokens", "600"],
+    );
+    let text = crate::output_text(&run);
+    assert!(!run.status.success(), "{text}");
+    let counts = refused_counts(&text, &ids);
+    assert_eq!(
+        counts.len(),
+        2,
+        "both instances are named with their counts: {text}"
+    );
+    assert!(counts.iter().all(|(_, n)| *n > 600), "{text}");
+    assert!(text.contains("2 of 2 instances do not fit"), "{text}");
+    assert!(text.contains("as the server counts them"), "{text}");
+    assert!(text.contains("--truncate oldest"), "{text}");
+    assert_eq!(text.matches("do not fit").count(), 1, "one message: {text}");
+    assert!(answering_calls(&server).is_empty(), "nothing was answered");
+    let preflights = server
+        .requests()
+        .iter()
+        .filter(|r| r.last_user().contains("single word OK"))
+        .count();
+    assert_eq!(preflights, 1, "the endpoint is checked once");
+}
+
+#[test]
+fn full_context_with_a_dead_server_fails_once_at_the_preflight() {
+    let data = tempfile::tempdir().unwrap();
+    short_instances(data.path(), 1);
+    let server = tokenizing_server(None);
+    let url = server.url.clone();
+    drop(server);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let out = tempfile::tempdir().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        .args([
+            "run",
+            "--system",
+            "full-context:fc",
+            "--judge",
+            "rule",
+            "--no-cache",
+        ])
+        .args(["--retries", "0", "--base-url", &url])
+        .arg("--data")
+        .arg(data.path())
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let text = crate::output_text(&run);
+    assert!(!run.status.success(), "{text}");
+    assert!(text.contains("cannot connect"), "{text}");
+    assert_eq!(text.matches("cannot connect").count(), 1, "{text}");
+    assert!(
+        !out.path().join("full-context_fc/results.jsonl").exists(),
+        "{text}"
+    );
+}
+
+#[test]
+fn full_context_measures_with_the_servers_count_where_it_offers_one() {
+    let data = tempfile::tempdir().unwrap();
+    let ids = short_instances(data.path(), 1);
+    // Without a count: the characters ÷ 4 estimate, read from the refusal.
+    let plain = tokenizing_server(None);
+    let out = tempfile::tempdir().unwrap();
+    let run = full_context_run(
+        &plain,
+        data.path(),
+        out.path(),
+        &["--context-tokens", "100"],
+    );
+    let text = crate::output_text(&run);
+    assert!(text.contains("estimated as characters / 4"), "{text}");
+    let (_, estimate) = refused_counts(&text, &ids)[0].clone();
+    // The server counts fewer tokens (one per 5 characters): a window just under the
+    // estimate fits, and every answer is given, none refused at query time.
+    let counting = tokenizing_server(Some(5));
+    let window = (estimate - 1).to_string();
+    let run = full_context_run(
+        &counting,
+        data.path(),
+        out.path(),
+        &["--context-tokens", &window],
+    );
+    let text = crate::output_text(&run);
+    assert!(run.status.success(), "{text}");
+    let records =
+        std::fs::read_to_string(out.path().join("full-context_fc/results.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = records
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!records.is_empty());
+    assert!(records.iter().all(|r| r["error"].is_null()), "{records:?}");
+    assert!(records.iter().all(|r| r.get("truncated_turns").is_none()));
+}
+
+#[test]
+fn full_context_truncate_oldest_keeps_the_newest_turns_and_records_the_cut() {
+    let data = tempfile::tempdir().unwrap();
+    let ids = short_instances(data.path(), 1);
+    let server = tokenizing_server(None);
+    let out = tempfile::tempdir().unwrap();
+    let run = full_context_run(
+        &server,
+        data.path(),
+        out.path(),
+        &["--context-tokens", "100"],
+    );
+    let (_, estimate) = refused_counts(&crate::output_text(&run), &ids)[0].clone();
+    // Two thirds of what the whole transcript needs.
+    let window = (estimate * 2 / 3).to_string();
+    let run = full_context_run(
+        &server,
+        data.path(),
+        out.path(),
+        &["--context-tokens", &window, "--truncate", "oldest"],
+    );
+    let text = crate::output_text(&run);
+    assert!(run.status.success(), "{text}");
+    assert!(text.contains("their oldest turns are left out"), "{text}");
+    let records =
+        std::fs::read_to_string(out.path().join("full-context_fc/results.jsonl")).unwrap();
+    let records: Vec<serde_json::Value> = records
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(records.iter().all(|r| r["error"].is_null()), "{records:?}");
+    let cut: Vec<u64> = records
+        .iter()
+        .map(|r| r["truncated_turns"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(
+        cut.iter().all(|&n| n > 0),
+        "every answer saw a cut transcript: {cut:?}"
+    );
+    // The prompts keep the last turn, not the first, and fit the window.
+    let dataset = bemula::dataset::Dataset::load(data.path()).unwrap();
+    let instance = &dataset.instances[0];
+    let first = &instance.sessions[0].turns[0].user;
+    let last = &instance.sessions.last().unwrap().turns.last().unwrap().user;
+    for r in answering_calls(&server).iter().rev().take(5) {
+        let prompt = r.text();
+        assert!(!prompt.contains(first.as_str()), "{prompt}");
+        assert!(prompt.contains(last.as_str()), "{prompt}");
+        assert!(
+            prompt.chars().count() / 4 + 100 <= estimate * 2 / 3,
+            "{}",
+            prompt.len()
+        );
+    }
 }

@@ -53,6 +53,7 @@ impl Instance {
             judge: "rule".to_string(),
             reason: if correct { "right" } else { "wrong" }.to_string(),
             restarts: 0,
+            truncated_turns: 0,
             decided_by: None,
         });
         self.records.last_mut().expect("just pushed")

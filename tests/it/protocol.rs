@@ -916,3 +916,42 @@ fn disguised_leaks_behind_a_refusal_do_not_score_as_forgetting() {
     }
     assert!(hidden > 100, "the adapter hid values in {hidden} answers");
 }
+
+/// An adapter may declare a longer call timeout in its handshake: bemula waits the
+/// larger of it and its default, unless the user set the timeout (then the user's
+/// holds).
+#[tokio::test]
+async fn a_declared_call_timeout_lengthens_the_default_but_not_an_explicit_one() {
+    let spec = format!("cmd:{}", fixture_cmd("slow_declaring"));
+    let short = RemoteOptions {
+        timeout: Duration::from_millis(800),
+        ..RemoteOptions::default()
+    };
+    let factory = remote::connect(&spec, &short).await.unwrap();
+    assert_eq!(
+        factory.handshake().timeouts.as_ref().and_then(|t| t.call_s),
+        Some(30.0)
+    );
+    assert_eq!(factory.call_timeout(), Duration::from_secs(30));
+    let n = ns("slow_1/forget");
+    let mut system = factory.make(&n).await.unwrap();
+    system.reset(&n).await.unwrap();
+    system
+        .observe(&n, &turn(0, "My locker is number 31."))
+        .await
+        .unwrap();
+    assert!(system.query(&n, "Which locker is mine?").await.is_ok());
+    factory.shutdown_gracefully().await;
+
+    let explicit = RemoteOptions {
+        timeout_explicit: true,
+        ..short
+    };
+    let factory = remote::connect(&spec, &explicit).await.unwrap();
+    assert_eq!(factory.call_timeout(), Duration::from_millis(800));
+    let mut system = factory.make(&n).await.unwrap();
+    system.reset(&n).await.unwrap();
+    let e = system.query(&n, "Which locker is mine?").await.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Timeout, "{e}");
+    factory.shutdown_gracefully().await;
+}

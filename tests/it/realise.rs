@@ -328,3 +328,88 @@ fn realise_units_sends_only_the_first_units_of_each_kind() {
     assert!(!zero.status.success());
     assert!(output_text(&zero).contains("--realise-units 0"));
 }
+
+/// Rewrites that keep every value but break the item, as a small model writes them:
+/// the Boolean question turned into a statement, a question's "I" turned into "you",
+/// user turns wrapped in quotes, assistant replies followed by a note on the rewriting.
+/// Each falls back to its template; faithful rewrites of the other units stand.
+#[test]
+fn rewrites_that_break_an_items_form_fall_back_to_the_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ChatServer::respond(|r: &Recorded| {
+        let line = line(r);
+        let speaker = r.last_user();
+        if line.contains("yes or no") {
+            // "Answer yes or no: is it true that X is V?" → "X is V."
+            let claim = line.rsplit("is it true that ").next().unwrap_or(&line);
+            let claim = claim.trim_end_matches('?');
+            let mut claim: Vec<char> = claim.chars().collect();
+            claim[0] = claim[0].to_ascii_uppercase();
+            Scripted::reply(&format!("{}.", claim.into_iter().collect::<String>()))
+        } else if speaker.contains("asking the assistant a question") {
+            let swapped = line
+                .replace(" my ", " your ")
+                .replace(" I ", " you ")
+                .replace(" me ", " you ")
+                .replace(" me?", " you?");
+            Scripted::reply(&swapped)
+        } else if speaker.contains("the user, chatting") || speaker.contains("to forget") {
+            Scripted::reply(&format!("\"{line}\""))
+        } else if speaker.contains("the assistant, replying") {
+            Scripted::reply(&format!("{line} (no quotes) No labels or notes added."))
+        } else {
+            faithful(r)
+        }
+    });
+    let out = dir.path().join("data");
+    let (output, text) = generate(Some(&server), &out, &dir.path().join("cache"));
+    assert!(output.status.success(), "{text}");
+    let template_dir = dir.path().join("template");
+    let (plain, plain_text) = generate(None, &template_dir, dir.path());
+    assert!(plain.status.success(), "{plain_text}");
+    let (realised, template) = (instance(&out), instance(&template_dir));
+    for (r, t) in texts(&realised).iter().zip(texts(&template)) {
+        assert_eq!(*r, t, "every turn fell back");
+    }
+    let questions = |i: &Value| -> Vec<String> {
+        i["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let boolean = template["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|q| q["attack"] == "boolean")
+        .unwrap();
+    let (got, want) = (questions(&realised), questions(&template));
+    assert_eq!(got[boolean], want[boolean]);
+    assert!(got[boolean].ends_with('?'), "{}", got[boolean]);
+    // A question with "my" or "I" in it kept its person.
+    for (g, w) in got.iter().zip(&want) {
+        if w.contains(" my ") || w.contains(" I ") {
+            assert_eq!(g, w);
+        }
+    }
+    let m = manifest(&out);
+    assert_eq!(m["realisation"]["user"]["rewritten"], 0, "{m}");
+    assert_eq!(m["realisation"]["assistant"]["rewritten"], 0, "{m}");
+    assert!(
+        m["realisation"]["question"]["fallback"].as_u64().unwrap() > 5,
+        "{m}"
+    );
+    // The reasons went back to the model.
+    let reasons: Vec<String> = server.requests().iter().map(|r| r.last_user()).collect();
+    for reason in [
+        "wrapped in quotes",
+        "talks about the rewriting",
+        "changes the person",
+        "is a question and the rewrite is not",
+    ] {
+        assert!(reasons.iter().any(|r| r.contains(reason)), "{reason}");
+    }
+    validates(&out);
+}

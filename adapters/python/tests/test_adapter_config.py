@@ -33,6 +33,59 @@ class Config(unittest.TestCase):
         self.assertEqual(settings["api_key"], "set")
         self.assertNotIn("sk-secret-123", repr(settings))
 
+    def test_embeddings_have_their_own_endpoint_and_key_defaulting_to_the_chat_ones(self):
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_MODEL_BASE_URL="http://127.0.0.1:7001/v1",
+                                              OPENAI_API_KEY="sk-chat-77"), clear=True):
+            m = adapter_config.Models()
+        self.assertEqual((m.embed_base_url, m.embed_api_key), ("http://127.0.0.1:7001/v1", "sk-chat-77"))
+        self.assertEqual(m.settings()["embed_api_key"], "set")
+        env = dict(CLEAN, BEMULA_MODEL_BASE_URL="http://127.0.0.1:7001/v1", OPENAI_API_KEY="sk-chat-77",
+                   BEMULA_EMBED_BASE_URL="http://127.0.0.1:7002/v1/", BEMULA_EMBED_API_KEY="sk-embed-88")
+        with mock.patch.dict(os.environ, env, clear=True):
+            m = adapter_config.Models()
+        self.assertEqual(m.base_url, "http://127.0.0.1:7001/v1")
+        self.assertEqual((m.embed_base_url, m.embed_api_key), ("http://127.0.0.1:7002/v1", "sk-embed-88"))
+        settings = m.settings()
+        self.assertEqual(settings["embed_base_url"], "http://127.0.0.1:7002/v1")
+        self.assertNotIn("sk-embed-88", repr(settings))
+        self.assertNotIn("sk-chat-77", repr(settings))
+        # Without any key the embeddings key is unset too.
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_EMBED_BASE_URL="http://127.0.0.1:7002/v1"),
+                             clear=True):
+            self.assertEqual(adapter_config.Models().settings()["embed_api_key"], "unset")
+
+    def test_embed_calls_the_embeddings_endpoint(self):
+        seen = {}
+
+        class FakeOpenAI:
+            def __init__(self, base_url, api_key):
+                seen.update(base_url=base_url, api_key=api_key)
+                self.embeddings = self
+
+            def create(self, model, input, dimensions):
+                seen.update(model=model, input=input)
+                return mock.Mock(data=[mock.Mock(embedding=[0.5, 0.25]) for _ in input])
+
+        env = dict(CLEAN, BEMULA_MODEL_BASE_URL="http://127.0.0.1:7001/v1",
+                   BEMULA_EMBED_BASE_URL="http://127.0.0.1:7002/v1", BEMULA_EMBED_MODEL="e5-small")
+        with mock.patch.dict(os.environ, env, clear=True):
+            m = adapter_config.Models()
+        with mock.patch.dict(sys.modules, {"openai": mock.Mock(OpenAI=FakeOpenAI)}):
+            vectors = m.embed(["a lighthouse on the coast"])
+        self.assertEqual(vectors, [[0.5, 0.25]])
+        self.assertEqual((seen["base_url"], seen["api_key"], seen["model"]),
+                         ("http://127.0.0.1:7002/v1", "no-key", "e5-small"))
+
+    def test_the_handshake_asks_for_a_call_timeout_fit_for_llm_calls(self):
+        with mock.patch.dict(os.environ, CLEAN, clear=True):
+            self.assertEqual(adapter_config.Models().timeouts(), {"call_s": 600})
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_ADAPTER_CALL_S="900"), clear=True):
+            self.assertEqual(adapter_config.Models().timeouts(), {"call_s": 900})
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_ADAPTER_CALL_S="soon"), clear=True):
+            with self.assertRaises(SystemExit) as e:
+                adapter_config.Models()
+            self.assertIn("BEMULA_ADAPTER_CALL_S", str(e.exception))
+
     def test_openai_base_url_is_the_fallback(self):
         with mock.patch.dict(os.environ, dict(CLEAN, OPENAI_BASE_URL="http://127.0.0.1:8/v1"), clear=True):
             self.assertEqual(adapter_config.Models().base_url, "http://127.0.0.1:8/v1")

@@ -49,8 +49,13 @@ use wire::{HandshakeResult, PROTOCOL_VERSION, RpcError, method};
 /// How the client talks to a remote system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteOptions {
-    /// Longest wait for one call (each attempt of it); the default is 60 s.
+    /// Longest wait for one call (each attempt of it); the default is 60 s. An adapter
+    /// whose handshake declares a longer `timeouts.call_s` gets that, unless
+    /// `timeout_explicit`.
     pub timeout: Duration,
+    /// Whether `timeout` was chosen by the user (`--adapter-timeout`): then it holds
+    /// even when the adapter asks for more (with a warning).
+    pub timeout_explicit: bool,
     /// How many times a call is re-sent after a failure that certainly left the system
     /// untouched (HTTP: refused connection, 429; both: the `busy` error code). Nothing
     /// else is ever re-sent; see [`crate::retry`].
@@ -74,6 +79,7 @@ impl Default for RemoteOptions {
     fn default() -> RemoteOptions {
         RemoteOptions {
             timeout: Duration::from_secs(60),
+            timeout_explicit: false,
             retries: crate::retry::DEFAULT_RETRIES,
             max_in_flight: 16,
             restart_limit: 3,
@@ -527,6 +533,41 @@ pub(crate) fn parse_handshake(value: &Value) -> Result<HandshakeResult, String> 
     serde_json::from_value(value).map_err(|e| format!("malformed handshake result: {e}"))
 }
 
+/// The options with the call timeout the handshake declares, where it is longer than
+/// the default: `max(declared, options.timeout)`, unless the user set the timeout
+/// (then it holds, and a warning names what the adapter asked for).
+fn with_declared_timeout(
+    spec: &str,
+    options: &RemoteOptions,
+    handshake: &HandshakeResult,
+) -> RemoteOptions {
+    let mut options = options.clone();
+    let Some(declared) = handshake.timeouts.as_ref().and_then(|t| t.call_s) else {
+        return options;
+    };
+    let Ok(declared) = Duration::try_from_secs_f64(declared) else {
+        eprintln!(
+            "bemula: adapter `{}` declares timeouts.call_s {declared}, which is not a number of seconds; ignored",
+            crate::terminal::inline(spec)
+        );
+        return options;
+    };
+    if declared <= options.timeout {
+        return options;
+    }
+    if options.timeout_explicit {
+        eprintln!(
+            "bemula: adapter `{}` asks for a call timeout of {} s; --adapter-timeout {} s holds (leave it out to use the adapter's)",
+            crate::terminal::inline(spec),
+            declared.as_secs_f64(),
+            options.timeout.as_secs_f64()
+        );
+    } else {
+        options.timeout = declared;
+    }
+    options
+}
+
 /// A remote memory system: the factory side. Cheap to share; see the module docs.
 #[derive(Clone)]
 pub struct RemoteFactory {
@@ -566,6 +607,7 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
         spec: spec.to_string(),
         message,
     })?;
+    let options = with_declared_timeout(spec, options, &handshake);
     Ok(RemoteFactory {
         client: Arc::new(Client {
             spec: spec.to_string(),
@@ -671,6 +713,12 @@ impl RemoteFactory {
             .call(method, params, None)
             .await
             .map(|(value, _)| value)
+    }
+
+    /// The longest wait for one call: `--adapter-timeout`, or the longer call timeout
+    /// the handshake declared when the user did not set one.
+    pub fn call_timeout(&self) -> Duration {
+        self.client.options.timeout
     }
 
     /// The most calls the adapter serves at once, as its handshake declared.

@@ -213,6 +213,7 @@ impl Dispatcher {
             settings: info.settings,
             capabilities,
             max_concurrency: None,
+            timeouts: None,
         };
         Ok(json!(result))
     }

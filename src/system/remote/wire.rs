@@ -225,6 +225,19 @@ pub struct HandshakeResult {
     /// keeps at most this many namespaces in flight (two per instance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrency: Option<usize>,
+    /// Timeouts the adapter asks for, e.g. a longer call timeout for a system that
+    /// calls an LLM on every `observe`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<Timeouts>,
+}
+
+/// Timeouts an adapter declares in its handshake (`"timeouts": {"call_s": 600}`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeouts {
+    /// The longest one call may take, in seconds. bemula waits the larger of this and
+    /// its default `--adapter-timeout`; an explicit `--adapter-timeout` wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_s: Option<f64>,
 }
 
 /// Parameters naming only a namespace (`reset`, `end_session`, `flush`).
