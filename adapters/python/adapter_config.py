@@ -2,8 +2,10 @@
 
 Every adapter takes its models from configuration, never from a hidden default endpoint:
 
-    BEMULA_MODEL_BASE_URL   OpenAI-compatible base URL, up to the API version
-                            (else OPENAI_BASE_URL, else https://api.openai.com/v1)
+    BEMULA_MODEL_BASE_URL   OpenAI-compatible base URL, up to the API version (else
+                            BEMULA_LLM_BASE_URL, bemula's own and what
+                            scripts/local-models.sh prints, else OPENAI_BASE_URL,
+                            else https://api.openai.com/v1)
     OPENAI_API_KEY          the key sent to it (a placeholder is sent when unset, for
                             local endpoints that need none)
     BEMULA_CHAT_MODEL       the model of the library's internal LLM calls (gpt-4o-mini)
@@ -68,8 +70,8 @@ class Models:
     """The endpoint, models and retrieval budget an adapter uses."""
 
     def __init__(self, top_k_default=10):
-        self.base_url = (os.environ.get("BEMULA_MODEL_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
-                         or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (os.environ.get("BEMULA_MODEL_BASE_URL") or os.environ.get("BEMULA_LLM_BASE_URL")
+                         or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.api_key_set = bool(os.environ.get("OPENAI_API_KEY"))
         self.api_key = os.environ.get("OPENAI_API_KEY") or "no-key"
         self.embed_base_url = (os.environ.get("BEMULA_EMBED_BASE_URL") or self.base_url).rstrip("/")

@@ -33,6 +33,15 @@ class Config(unittest.TestCase):
         self.assertEqual(settings["api_key"], "set")
         self.assertNotIn("sk-secret-123", repr(settings))
 
+    def test_bemulas_own_llm_url_is_the_chat_endpoint_when_no_adapter_url_is_set(self):
+        env = dict(CLEAN, BEMULA_LLM_BASE_URL="http://127.0.0.1:8123/v1/", OPENAI_BASE_URL="http://elsewhere/v1")
+        with mock.patch.dict(os.environ, env, clear=True):
+            m = adapter_config.Models()
+        self.assertEqual(m.base_url, "http://127.0.0.1:8123/v1")
+        env["BEMULA_MODEL_BASE_URL"] = "http://127.0.0.1:9000/v1"
+        with mock.patch.dict(os.environ, env, clear=True):
+            self.assertEqual(adapter_config.Models().base_url, "http://127.0.0.1:9000/v1")
+
     def test_embeddings_have_their_own_endpoint_and_key_defaulting_to_the_chat_ones(self):
         with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_MODEL_BASE_URL="http://127.0.0.1:7001/v1",
                                               OPENAI_API_KEY="sk-chat-77"), clear=True):
