@@ -149,34 +149,52 @@ if timed systems "$bemula" run --system full-context:smollm2 \
     check_run systems "$work/systems" >> "$figures" || status=1
 else status=1; fi
 
-# 4. calibrate on a few labels: each item parsed or unscored, no failed call.
-"$python" - conformance/calibration/labels.jsonl "$labels_n" > "$work/labels.jsonl" << 'EOF'
+# 4. calibrate with the hybrid judge on a few labels, one of them a label the rules
+#    leave unscored, so the model is asked about that item and only that one: the
+#    rule judge must decide the others, and no call may fail.
+"$bemula" calibrate --labels conformance/calibration/labels.jsonl --judge rule --json \
+    > "$work/rule-calibration.json"
+"$python" - conformance/calibration/labels.jsonl "$labels_n" "$work/rule-calibration.json" \
+    > "$work/labels.jsonl" << 'EOF'
 import json, sys
-# The first label of each suite, then of each suite again, up to N.
+# The first label of each suite the rules decide, then again, up to N; and the first
+# label the rules leave unscored.
 items = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-n, picked, round_ = int(sys.argv[2]), [], 0
-while len(picked) < n and len(picked) < len(items):
+rule = json.load(open(sys.argv[3]))
+unscored = [d["line"] - 1 for d in rule["disagreements"] if d["judge"] is None]
+n, picked = int(sys.argv[2]), []
+while len(picked) < n and len(picked) < len(items) - len(unscored):
     seen = set()
     for i, item in enumerate(items):
         key = item.get("suite")
-        if key in seen or i in picked:
+        if key in seen or i in picked or i in unscored:
             continue
         seen.add(key)
         picked.append(i)
         if len(picked) == n:
             break
-    round_ += 1
+picked.append(unscored[0])
 for i in sorted(picked):
     print(json.dumps(items[i]))
 EOF
-if timed calibrate "$bemula" calibrate --labels "$work/labels.jsonl" --judge llm:smollm2 \
+if timed calibrate "$bemula" calibrate --labels "$work/labels.jsonl" --judge rule+llm:smollm2 \
     --json --max-tokens 64 --max-in-flight 1 --llm-timeout 300 --retries 2; then
     if ! "$python" - "$work/calibrate.log" "$labels_n" >> "$figures" << 'EOF'; then status=1; fi
 import json, sys
 text = open(sys.argv[1]).read()
 start = text.find("{")
 result = json.loads(text[start:text.rfind("}") + 1])
-print("calibrate:", json.dumps({k: v for k, v in result.items() if not isinstance(v, (list, dict))}))
+n = int(sys.argv[2])
+decided = result.get("decided_by") or {}
+stats = result.get("judge_stats") or {}
+print("calibrate (hybrid):", json.dumps({k: v for k, v in result.items() if not isinstance(v, (list, dict))}),
+      "decided_by", json.dumps(decided), "judge_stats", json.dumps(stats))
+# The rules decide the N labels they can read; the one they cannot goes to the model,
+# which decides it or leaves it unscored (a reason is given either way).
+if decided.get("by_rule") != n or decided.get("by_fallback", 0) + decided.get("unscored", 0) != 1:
+    sys.exit(f"calibrate: the hybrid judge should decide {n} items by rule and send 1 to the model: {decided}")
+if stats.get("items") != 1 or stats.get("call_errors", 0):
+    sys.exit(f"calibrate: the model should judge exactly 1 item without a failed call: {stats}")
 EOF
 else status=1; fi
 
