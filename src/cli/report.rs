@@ -42,20 +42,9 @@ pub struct Args {
     /// of the 95% interval).
     #[arg(long, default_value = "point", value_name = "point|lower")]
     pub gate_on: crate::gate::GateOn,
-    /// Regression gate: the blessed baseline's report directory (write one with
-    /// `bemula bless-baseline`). Fails when a metric of `--max-drop` fell by more than
-    /// its tolerance with 95% confidence (paired cluster bootstrap, as `bemula
-    /// compare`). The baseline must be of the same data, judge and answerer.
-    #[arg(long, value_name = "DIR")]
-    pub baseline: Option<PathBuf>,
-    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
-    #[arg(
-        long,
-        value_name = "METRIC=DROP,...",
-        default_value = "Score=0.02",
-        requires = "baseline"
-    )]
-    pub max_drop: String,
+    /// The regression gate against a blessed baseline.
+    #[command(flatten)]
+    pub regression: RegressionArgs,
     /// Gate: known failures; a failing request not listed fails the run.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -85,6 +74,53 @@ fn rate(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{s:?}: expected a fraction in [0, 1], e.g. 0.25"))
 }
 
+/// The regression gate's flags, the same on `bemula run` and `bemula report`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RegressionArgs {
+    /// Regression gate: a blessed baseline (write one with `bemula bless-baseline`), of
+    /// the same data, judge and answerer. One system's report directory; for a `bemula
+    /// run` of several systems, a directory with one report directory per system, named
+    /// as the run names them (`naive-rag/`, …). Fails (exit status 1, after the
+    /// reports are written) when a metric of `--max-drop` fell by more than its
+    /// tolerance with 95% confidence (paired cluster bootstrap, as `bemula compare`).
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
+    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
+    #[arg(
+        long,
+        value_name = "METRIC=DROP,...",
+        default_value = "Score=0.02",
+        requires = "baseline"
+    )]
+    pub max_drop: String,
+}
+
+impl RegressionArgs {
+    /// The gate these flags ask for, with the bootstrap of the paired differences;
+    /// `None` without `--baseline`. A malformed `--max-drop` is an error naming it.
+    pub fn gate(
+        &self,
+        resamples: usize,
+        seed: u64,
+    ) -> Result<Option<crate::gate::RegressionGate>, String> {
+        self.baseline
+            .as_ref()
+            .map(|dir| {
+                crate::gate::RegressionGate::parse(
+                    dir,
+                    &self.max_drop,
+                    BootstrapConfig {
+                        resamples,
+                        seed,
+                        ..BootstrapConfig::default()
+                    },
+                )
+            })
+            .transpose()
+            .map_err(|e| format!("--max-drop {e}"))
+    }
+}
+
 /// Runs `bemula report`.
 pub fn run(args: Args) -> CliResult {
     let out = match (&args.out, args.dirs.as_slice()) {
@@ -98,22 +134,7 @@ pub fn run(args: Args) -> CliResult {
         }
     };
     let metric_gate = crate::gate::MetricGate::from_flag(args.min.as_deref(), args.gate_on)?;
-    let regression = args
-        .baseline
-        .as_ref()
-        .map(|dir| {
-            crate::gate::RegressionGate::parse(
-                dir,
-                &args.max_drop,
-                BootstrapConfig {
-                    resamples: args.bootstrap,
-                    seed: args.bootstrap_seed,
-                    ..BootstrapConfig::default()
-                },
-            )
-        })
-        .transpose()
-        .map_err(|e| format!("--max-drop {e}"))?;
+    let regression = args.regression.gate(args.bootstrap, args.bootstrap_seed)?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::read_or_bless(path, args.bless)?),
         None => None,

@@ -92,22 +92,9 @@ pub struct Args {
     /// of the 95% interval).
     #[arg(long, default_value = "point", value_name = "point|lower")]
     pub gate_on: crate::gate::GateOn,
-    /// Regression gate: a blessed baseline (write one with `bemula bless-baseline`).
-    /// Either one system's report directory (for a run of one system), or a directory
-    /// with one report directory per system, named as this run names them
-    /// (`naive-rag/`, …). Exit with status 1 (after writing the reports) when a metric
-    /// of `--max-drop` fell by more than its tolerance with 95% confidence (paired
-    /// cluster bootstrap, as `bemula compare`).
-    #[arg(long, value_name = "DIR")]
-    pub baseline: Option<PathBuf>,
-    /// Tolerated drops against `--baseline`, fractions: `Score=0.02,FE=0.05`.
-    #[arg(
-        long,
-        value_name = "METRIC=DROP,...",
-        default_value = "Score=0.02",
-        requires = "baseline"
-    )]
-    pub max_drop: String,
+    /// The regression gate against a blessed baseline.
+    #[command(flatten)]
+    pub regression: super::report::RegressionArgs,
     /// Continue the interrupted run in `--out`: the same configuration is required;
     /// passes already in each system's journal are not run again.
     #[arg(long)]
@@ -245,25 +232,17 @@ async fn run_async(args: Args) -> CliResult {
     let dirs = dir_names(&specs);
     // The regression gate is checked before any work: a baseline that is not there
     // fails now, not after the run.
-    let baselines: Option<(crate::gate::RegressionGate, Vec<PathBuf>)> = match &args.baseline {
-        Some(dir) => {
-            let gate = crate::gate::RegressionGate::parse(
-                dir,
-                &args.max_drop,
-                BootstrapConfig {
-                    resamples: args.bootstrap,
-                    seed: args.bootstrap_seed,
-                    ..BootstrapConfig::default()
-                },
-            )?;
-            let paths = dirs
-                .iter()
-                .map(|name| baseline_of(dir, name, dirs.len()))
-                .collect::<Result<Vec<_>, String>>()?;
-            Some((gate, paths))
-        }
-        None => None,
-    };
+    let baselines: Option<(crate::gate::RegressionGate, Vec<PathBuf>)> =
+        match args.regression.gate(args.bootstrap, args.bootstrap_seed)? {
+            Some(gate) => {
+                let paths = dirs
+                    .iter()
+                    .map(|name| baseline_of(&gate.baseline, name, dirs.len()))
+                    .collect::<Result<Vec<_>, String>>()?;
+                Some((gate, paths))
+            }
+            None => None,
+        };
     let marker_path = args.out.join(RUN_MARKER);
     let previous: Option<RunMarker> = std::fs::read(&marker_path)
         .ok()
@@ -563,7 +542,7 @@ async fn run_async(args: Args) -> CliResult {
                     "{}: worse than the baseline {} (--max-drop {})",
                     summary.config.system.name,
                     gate.baseline.display(),
-                    args.max_drop
+                    args.regression.max_drop
                 ));
             }
         }

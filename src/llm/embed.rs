@@ -15,8 +15,8 @@ use super::limiter::{self, EndpointLimiter, Feedback};
 use super::{ApiKey, LlmConfig, LlmError, Role, UsageMeter};
 use crate::system::builtin::{Clock, Spaces, TOP_K, format_turn};
 use crate::system::{
-    AsyncMemorySystem, ErrorKind, Memory, Namespace, Reply, SessionInfo, SharedFactory,
-    SystemError, SystemFactory, SystemInfo, SystemResult, TurnInput,
+    AsyncMemorySystem, Memory, Namespace, Reply, SessionInfo, SharedFactory, SystemFactory,
+    SystemInfo, SystemResult, TurnInput,
 };
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -415,17 +415,6 @@ impl EmbedRag {
     }
 }
 
-/// An embeddings failure as a system error of the matching kind.
-fn system_error(e: &LlmError) -> SystemError {
-    let kind = match e {
-        LlmError::Connection { .. } => ErrorKind::Connection,
-        LlmError::Timeout { .. } => ErrorKind::Timeout,
-        LlmError::Overloaded { .. } => ErrorKind::Overloaded,
-        _ => ErrorKind::System,
-    };
-    SystemError::new(kind, format!("{NAME}: {e}"))
-}
-
 #[async_trait]
 impl AsyncMemorySystem for EmbedRag {
     async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
@@ -468,7 +457,7 @@ impl AsyncMemorySystem for EmbedRag {
             .client
             .embed(&texts)
             .await
-            .map_err(|e| system_error(&e))?;
+            .map_err(|e| e.as_system_error(NAME))?;
         let q = vectors.pop().unwrap_or_default();
         let store = self.spaces.get(ns);
         store.vectors.extend(vectors);

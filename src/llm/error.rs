@@ -154,3 +154,19 @@ pub(crate) fn excerpt(body: &str, max: usize) -> String {
         one_line
     }
 }
+
+impl LlmError {
+    /// This failure as the error of the system `system` whose call it failed (the
+    /// built-in `full-context` and `embed-rag` systems call an endpoint), of the
+    /// matching kind, so the runner retries and classifies it as any system's.
+    pub(crate) fn as_system_error(&self, system: &str) -> crate::system::SystemError {
+        use crate::system::ErrorKind;
+        let kind = match self {
+            LlmError::Connection { .. } => ErrorKind::Connection,
+            LlmError::Timeout { .. } => ErrorKind::Timeout,
+            LlmError::Overloaded { .. } => ErrorKind::Overloaded,
+            _ => ErrorKind::System,
+        };
+        crate::system::SystemError::new(kind, format!("{system}: {self}"))
+    }
+}

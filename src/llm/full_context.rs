@@ -14,8 +14,8 @@ use super::prompt::{FULL_CONTEXT, neutralise};
 use super::{LlmClient, LlmConfig, LlmError, Message, Role, UsageMeter};
 use crate::dataset::{Instance, Version};
 use crate::system::{
-    AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SharedFactory, SystemError,
-    SystemFactory, SystemInfo, SystemResult, TurnInput,
+    AsyncMemorySystem, Namespace, Reply, SessionInfo, SharedFactory, SystemError, SystemFactory,
+    SystemInfo, SystemResult, TurnInput,
 };
 use async_trait::async_trait;
 use std::collections::HashMap;
@@ -236,17 +236,6 @@ impl FullContext {
     }
 }
 
-/// An LLM failure as a system error of the matching kind.
-fn system_error(e: &LlmError) -> SystemError {
-    let kind = match e {
-        LlmError::Connection { .. } => ErrorKind::Connection,
-        LlmError::Timeout { .. } => ErrorKind::Timeout,
-        LlmError::Overloaded { .. } => ErrorKind::Overloaded,
-        _ => ErrorKind::System,
-    };
-    SystemError::new(kind, format!("{NAME}: {e}"))
-}
-
 #[async_trait]
 impl AsyncMemorySystem for FullContext {
     async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
@@ -280,7 +269,7 @@ impl AsyncMemorySystem for FullContext {
         self.truncated.remove(ns);
         let (messages, skipped) = self
             .fitting_messages(ns, question)
-            .map_err(|e| system_error(&e))?;
+            .map_err(|e| e.as_system_error(NAME))?;
         if skipped > 0 {
             self.truncated
                 .insert(ns.clone(), u32::try_from(skipped).unwrap_or(u32::MAX));
@@ -289,7 +278,7 @@ impl AsyncMemorySystem for FullContext {
             .client
             .chat(Role::System, FULL_CONTEXT.version, &messages)
             .await
-            .map_err(|e| system_error(&e))?;
+            .map_err(|e| e.as_system_error(NAME))?;
         Ok(Reply::Answer(reply.content.trim().to_string()))
     }
 
