@@ -508,13 +508,7 @@ async fn run_async(args: Args) -> CliResult {
         }
         if let Some(gate) = &metric_gate {
             let (ok, lines) = gate.check(&summary);
-            for line in lines {
-                gate_lines.push(format!(
-                    "{}: {}",
-                    crate::terminal::inline(&summary.config.system.name),
-                    line.trim_start_matches("bemula gate: ")
-                ));
-            }
+            gate_lines.extend(for_system(&summary.config.system.name, lines));
             if !ok {
                 failing.push(format!(
                     "{}: below the metric gate --min {}",
@@ -530,13 +524,7 @@ async fn run_async(args: Args) -> CliResult {
                 ..gate.clone()
             };
             let (ok, lines) = gate.check(&summary, &records)?;
-            for line in lines {
-                gate_lines.push(format!(
-                    "{}: {}",
-                    crate::terminal::inline(&summary.config.system.name),
-                    line.trim_start_matches("bemula gate: ")
-                ));
-            }
+            gate_lines.extend(for_system(&summary.config.system.name, lines));
             if !ok {
                 failing.push(format!(
                     "{}: worse than the baseline {} (--max-drop {})",
@@ -635,6 +623,18 @@ pub(crate) fn write_marker(
 ) -> Result<(), report::ReportError> {
     let json = serde_json::to_vec_pretty(marker).unwrap_or_default();
     report::write_file(path, &json)
+}
+
+/// A gate's lines as the run's console prints them: each under the system's name, in
+/// place of the `bemula gate:` head the run's own decision line carries.
+fn for_system(system: &str, lines: Vec<String>) -> impl Iterator<Item = String> + '_ {
+    lines.into_iter().map(move |line| {
+        format!(
+            "{}: {}",
+            crate::terminal::inline(system),
+            line.trim_start_matches("bemula gate: ")
+        )
+    })
 }
 
 /// The baseline report directory of the system whose reports go in `name`: `dir`
