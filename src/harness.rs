@@ -99,6 +99,7 @@ pub enum DataSource {
 /// | `BEMULA_REPORT_DIR` | report directory (default `target/bemula/<test binary>`) |
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 /// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |
+/// | `BEMULA_ADAPTER_PROCESSES` | copies of a stdio adapter ([`Harness::adapter`] with `cmd:…`) run side by side, each namespace served by one (default 1) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
@@ -131,6 +132,9 @@ pub struct Settings {
     pub resume: bool,
     /// Check an adapter with the preflight before any request runs.
     pub preflight: bool,
+    /// Copies of a stdio adapter run side by side ([`Harness::adapter_processes`],
+    /// `BEMULA_ADAPTER_PROCESSES`).
+    pub adapter_processes: usize,
 }
 
 /// A malformed setting.
@@ -166,6 +170,7 @@ pub struct Harness {
     answerer: Arc<dyn Answerer>,
     bootstrap: BootstrapConfig,
     preflight: bool,
+    adapter_processes: usize,
     env: EnvSource,
 }
 
@@ -229,6 +234,7 @@ impl Harness {
             answerer: Arc::new(Oracle::new()),
             bootstrap: BootstrapConfig::default(),
             preflight: true,
+            adapter_processes: 1,
             env: Box::new(|name| std::env::var(name).ok()),
         }
     }
@@ -342,6 +348,15 @@ impl Harness {
         self
     }
 
+    /// How many copies of a stdio adapter ([`Harness::adapter`] with a `cmd:` spec) run
+    /// side by side; each namespace is served by one of them for the whole run (see
+    /// [`crate::system::remote::RemoteOptions::processes`]). `BEMULA_ADAPTER_PROCESSES`
+    /// overrides it. Only adapters the harness starts can be pooled.
+    pub fn adapter_processes(mut self, n: usize) -> Harness {
+        self.adapter_processes = n;
+        self
+    }
+
     /// Reads environment variables through `env` instead of the process environment
     /// (for tests of the harness itself).
     pub fn env_source(mut self, env: impl Fn(&str) -> Option<String> + 'static) -> Harness {
@@ -367,6 +382,38 @@ impl Harness {
             }
         };
         let full = flag("BEMULA_FULL", self.full)?;
+        let (processes_name, processes_value) = match env("BEMULA_ADAPTER_PROCESSES") {
+            Some(v) => ("BEMULA_ADAPTER_PROCESSES", v),
+            None => ("adapter_processes", self.adapter_processes.to_string()),
+        };
+        let adapter_processes = processes_value
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| SettingsError {
+                name: processes_name.into(),
+                value: processes_value.clone(),
+                reason: "expected a whole number of processes, at least 1".into(),
+            })?;
+        if adapter_processes > 1 {
+            let reason = match &self.factory {
+                FactorySource::Adapter(spec) if !spec.starts_with("cmd:") => Some(
+                    "a pool of adapter processes is for stdio adapters (`cmd:…`); an HTTP \
+                     adapter's server decides how many calls it serves at once",
+                ),
+                FactorySource::Ready(_) | FactorySource::Instrument(_) => {
+                    Some("the system runs in this process: there is no adapter to start copies of")
+                }
+                _ => None,
+            };
+            if let Some(reason) = reason {
+                return Err(SettingsError {
+                    name: processes_name.into(),
+                    value: processes_value,
+                    reason: reason.into(),
+                });
+            }
+        }
         let seed = match env("BEMULA_SEED") {
             None => self.seed,
             Some(v) => v.parse().map_err(|_| SettingsError {
@@ -523,6 +570,7 @@ impl Harness {
             bootstrap: self.bootstrap,
             resume: flag("BEMULA_RESUME", false)?,
             preflight: !flag("BEMULA_NO_PREFLIGHT", !self.preflight)?,
+            adapter_processes,
         })
     }
 
@@ -668,7 +716,10 @@ impl Harness {
             ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
             FactorySource::Adapter(spec) => {
-                let options = crate::system::remote::RemoteOptions::default();
+                let options = crate::system::remote::RemoteOptions {
+                    processes: settings.adapter_processes,
+                    ..Default::default()
+                };
                 let client = Arc::new(
                     runtime
                         .block_on(crate::system::remote::connect(spec, &options))
@@ -689,8 +740,11 @@ impl Harness {
                 mark_reports_pending(&settings.report_dir, run).map_err(|e| e.to_string())?;
             }
         }
-        if let Some(client) = remote.filter(|_| settings.preflight && !selected.is_empty()) {
-            run_preflight(&runtime, &client, &settings, nextest_run.as_deref())?;
+        if let Some(client) = remote
+            .as_ref()
+            .filter(|_| settings.preflight && !selected.is_empty())
+        {
+            run_preflight(&runtime, client, &settings, nextest_run.as_deref())?;
         }
         let mut runner = Runner::new(
             factory.clone(),
@@ -857,6 +911,15 @@ impl Harness {
             },
             ..RunInfo::default()
         };
+        if let Some(remote) = remote.as_ref().filter(|r| r.processes() > 1) {
+            info.extra.insert(
+                "adapter_processes".into(),
+                serde_json::json!(remote.process_stats()),
+            );
+            if let Some(line) = remote.pool_line() {
+                eprintln!("bemula: {line}");
+            }
+        }
         if parts.is_none() && selected_names.len() < all_names.len() {
             // A filtered run says so in its reports.
             info.extra.insert(
@@ -2408,6 +2471,39 @@ mod tests {
             .settings()
             .unwrap_err();
         assert_eq!(err.name, "BEMULA_NO_PREFLIGHT", "{err}");
+    }
+
+    #[test]
+    fn adapter_pools_are_for_adapters_the_harness_starts_over_stdio() {
+        let with = |harness: Harness, env: &[(&str, &str)]| {
+            let env: HashMap<String, String> = env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            harness.env_source(move |name| env.get(name).cloned())
+        };
+        let stdio = || Harness::adapter("cmd:python3 my_adapter.py");
+        assert_eq!(with(stdio(), &[]).settings().unwrap().adapter_processes, 1);
+        let pooled = with(stdio(), &[("BEMULA_ADAPTER_PROCESSES", "4")]);
+        assert_eq!(pooled.settings().unwrap().adapter_processes, 4);
+        let built = with(stdio().adapter_processes(3), &[]);
+        assert_eq!(built.settings().unwrap().adapter_processes, 3);
+        for (harness, value, needle) in [
+            (stdio(), "0", "at least 1"),
+            (stdio(), "four", "at least 1"),
+            (
+                Harness::adapter("http://127.0.0.1:9/rpc"),
+                "2",
+                "stdio adapters",
+            ),
+            (harness_with(&[]), "2", "runs in this process"),
+        ] {
+            let err = with(harness, &[("BEMULA_ADAPTER_PROCESSES", value)])
+                .settings()
+                .unwrap_err();
+            assert_eq!(err.name, "BEMULA_ADAPTER_PROCESSES", "{err}");
+            assert!(err.reason.contains(needle), "{err}");
+        }
     }
 
     #[test]

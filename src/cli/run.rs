@@ -463,6 +463,18 @@ async fn run_async(args: Args) -> CliResult {
                 .extra
                 .insert("adapter_stderr_tail".into(), stderr.into());
         }
+        if let Some(remote) = selected.remote.as_ref().filter(|r| r.processes() > 1) {
+            run_info.extra.insert(
+                "adapter_processes".into(),
+                serde_json::json!(remote.process_stats()),
+            );
+            if let Some(line) = remote.pool_line() {
+                eprintln!(
+                    "bemula: {}: {line}",
+                    crate::terminal::inline(&run_info.system.name)
+                );
+            }
+        }
         if let Some(usage) = llm.usage_since(&usage_mark) {
             run_info.extra.insert("usage".into(), usage);
         }

@@ -147,6 +147,15 @@ pub async fn system_with(
     llm: &LlmContext,
     instances: &[crate::dataset::Instance],
 ) -> Result<SelectedSystem, Error> {
+    if options.processes > 1 && !spec.starts_with("cmd:") {
+        return Err(format!(
+            "--adapter-processes {} is for stdio adapters (`cmd:COMMAND LINE`), not {spec:?}: \
+             a built-in system runs in this process, and an HTTP adapter's server decides how \
+             many calls it serves at once",
+            options.processes
+        )
+        .into());
+    }
     if let Some(factory) = builtin::instrument::factory(spec, instances) {
         return Ok(SelectedSystem {
             factory,
@@ -359,6 +368,18 @@ pub struct AdapterArgs {
     /// runs. Built-in systems are never preflighted.
     #[arg(long, env = "BEMULA_NO_PREFLIGHT", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_preflight: bool,
+    /// Copies of a stdio adapter (`cmd:…`) run side by side. Each namespace (one
+    /// instance's version) is served by one process for the whole run, so a library
+    /// that is not thread-safe keeps its state; a crashed process is restarted alone.
+    /// Each process gets BEMULA_ADAPTER_PROCESS (1..N) and BEMULA_ADAPTER_PROCESSES (N)
+    /// in its environment.
+    #[arg(
+        long,
+        env = "BEMULA_ADAPTER_PROCESSES",
+        default_value_t = 1,
+        value_name = "N"
+    )]
+    pub adapter_processes: usize,
 }
 
 /// Runs the preflight against an adapter, once per process, unless `skip`; prints one
@@ -395,12 +416,16 @@ impl AdapterArgs {
             )
             .into());
         }
+        if self.adapter_processes == 0 {
+            return Err("--adapter-processes must be at least 1".into());
+        }
         Ok(RemoteOptions {
             timeout: std::time::Duration::from_secs_f64(timeout),
             timeout_explicit: self.adapter_timeout.is_some(),
             retries,
             max_message_bytes: self.max_message_bytes,
             breaker: self.adapter_breaker,
+            processes: self.adapter_processes,
             ..RemoteOptions::default()
         })
     }

@@ -19,6 +19,7 @@ mod limiter;
 mod llm;
 mod metrics;
 mod nextest_loop;
+mod pool;
 mod preflight;
 mod protocol;
 #[cfg(feature = "llm")]
@@ -84,6 +85,7 @@ fn bemula_command() -> std::process::Command {
         "BEMULA_REPORT_DIR",
         "BEMULA_RESUME",
         "BEMULA_NO_PREFLIGHT",
+        "BEMULA_ADAPTER_PROCESSES",
         "NEXTEST_RUN_ID",
     ] {
         cmd.env_remove(var);

@@ -40,8 +40,9 @@ use crate::system::{
 };
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use wire::{HandshakeResult, PROTOCOL_VERSION, RpcError, method};
@@ -70,6 +71,10 @@ pub struct RemoteOptions {
     /// Circuit breaker: after this many consecutive timeouts, the remaining calls fail
     /// at once (0: never).
     pub breaker: u32,
+    /// How many copies of a stdio adapter run side by side (a pool; 1: one process).
+    /// Each namespace is served by one process for the whole run, so an adapter whose
+    /// library is not thread-safe keeps its state; see [`RemoteFactory::process_stats`].
+    pub processes: usize,
 }
 
 /// The default circuit breaker: consecutive timeouts before the remaining calls fail.
@@ -85,6 +90,7 @@ impl Default for RemoteOptions {
             restart_limit: 3,
             max_message_bytes: lines::DEFAULT_MAX_MESSAGE_BYTES,
             breaker: DEFAULT_BREAKER,
+            processes: 1,
         }
     }
 }
@@ -268,6 +274,125 @@ struct Client {
     raw_handshake: Value,
     breaker: Breaker,
     late_writes: LateWrites,
+    /// Calls made through this client (each counted once, however often re-sent).
+    calls: AtomicU64,
+}
+
+impl Client {
+    fn new(
+        spec: &str,
+        options: RemoteOptions,
+        transport: Transport,
+        handshake: HandshakeResult,
+        raw_handshake: Value,
+    ) -> Client {
+        Client {
+            spec: spec.to_string(),
+            permits: Semaphore::new(options.max_in_flight),
+            options,
+            transport,
+            handshake,
+            raw_handshake,
+            breaker: Breaker::default(),
+            late_writes: LateWrites::default(),
+            calls: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The adapter processes behind one factory (one, unless a pool was asked for) and the
+/// process that serves each namespace.
+struct Pool {
+    members: Vec<Arc<Client>>,
+    assigned: Mutex<Assignment>,
+    /// Handles alive per member ([`Lease`]s): a new namespace goes to the least busy.
+    live: Vec<AtomicUsize>,
+}
+
+/// Which member serves each namespace: fixed at the namespace's first call, for the
+/// whole run, so its state stays in one process (a restarted pass comes back to it).
+#[derive(Default)]
+struct Assignment {
+    by_namespace: HashMap<String, usize>,
+    namespaces: Vec<usize>,
+}
+
+impl Pool {
+    fn new(members: Vec<Arc<Client>>) -> Pool {
+        let n = members.len();
+        Pool {
+            members,
+            assigned: Mutex::new(Assignment {
+                by_namespace: HashMap::new(),
+                namespaces: vec![0; n],
+            }),
+            live: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+        }
+    }
+
+    fn first(&self) -> &Arc<Client> {
+        &self.members[0]
+    }
+
+    /// The member serving `namespace`; a namespace seen for the first time goes to the
+    /// member with the fewest handles alive, then the fewest namespaces, then the first.
+    fn member_for(&self, namespace: &str) -> usize {
+        if self.members.len() == 1 {
+            return 0;
+        }
+        let mut assigned = self
+            .assigned
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(&index) = assigned.by_namespace.get(namespace) {
+            return index;
+        }
+        let index = (0..self.members.len())
+            .min_by_key(|&i| {
+                (
+                    self.live[i].load(Ordering::Relaxed),
+                    assigned.namespaces[i],
+                    i,
+                )
+            })
+            .unwrap_or(0);
+        assigned.namespaces[index] += 1;
+        assigned.by_namespace.insert(namespace.to_string(), index);
+        index
+    }
+}
+
+/// A namespace's hold on its pool member while its handle is alive.
+struct Lease {
+    pool: Arc<Pool>,
+    index: usize,
+}
+
+impl Lease {
+    fn new(pool: Arc<Pool>, index: usize) -> Lease {
+        pool.live[index].fetch_add(1, Ordering::Relaxed);
+        Lease { pool, index }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.pool.live[self.index].fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// What one process of an adapter did in a run ([`RemoteFactory::process_stats`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ProcessStats {
+    /// Its place in the pool, from 1 (the `BEMULA_ADAPTER_PROCESS` it was started with).
+    pub process: usize,
+    /// The namespaces it served.
+    pub namespaces: usize,
+    /// The calls sent to it.
+    pub calls: u64,
+    /// How many times it was restarted after a crash.
+    pub restarts: u32,
 }
 
 /// How long a write that timed out for its caller goes on, as a multiple of the call
@@ -457,6 +582,7 @@ impl Client {
         if let Some(reason) = self.breaker.open_reason() {
             return Err(CallError::new(ErrorKind::Timeout, reason));
         }
+        self.calls.fetch_add(1, Ordering::Relaxed);
         if method == method::RESET
             && let Some(namespace) = params.get("namespace").and_then(Value::as_str)
             && !self
@@ -571,20 +697,23 @@ fn with_declared_timeout(
 /// A remote memory system: the factory side. Cheap to share; see the module docs.
 #[derive(Clone)]
 pub struct RemoteFactory {
-    client: Arc<Client>,
+    pool: Arc<Pool>,
 }
 
 impl std::fmt::Debug for RemoteFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteFactory")
-            .field("spec", &self.client.spec)
-            .field("handshake", &self.client.handshake)
+            .field("spec", &self.client().spec)
+            .field("processes", &self.pool.members.len())
+            .field("handshake", &self.client().handshake)
             .finish()
     }
 }
 
 /// Connects to the adapter named by `spec` (`cmd:…` or `http(s)://…`) and runs the
-/// handshake. A failure names the spec and says what went wrong.
+/// handshake; with `options.processes` above 1, starts that many copies of a stdio
+/// adapter, which must all answer the same handshake. A failure names the spec and says
+/// what went wrong.
 pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactory, RemoteError> {
     let bad = |reason: &str| RemoteError::BadSpec {
         spec: spec.to_string(),
@@ -593,33 +722,165 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
     if options.max_in_flight == 0 {
         return Err(bad("max_in_flight must be at least 1"));
     }
-    let (transport, raw) = if let Some(command) = spec.strip_prefix("cmd:") {
-        let (client, raw) = stdio::StdioClient::start(spec, command, options).await?;
-        (Transport::Stdio(client), raw)
+    if options.processes == 0 {
+        return Err(bad("the number of adapter processes must be at least 1"));
+    }
+    let started = if let Some(command) = spec.strip_prefix("cmd:") {
+        start_processes(spec, command, options).await?
     } else if spec.starts_with("http://") || spec.starts_with("https://") {
-        http_transport(spec, options).await?
+        if options.processes > 1 {
+            return Err(bad(
+                "a pool of adapter processes (--adapter-processes) is for stdio adapters \
+                 (`cmd:…`); an HTTP adapter's server decides how many calls it serves at once",
+            ));
+        }
+        vec![http_transport(spec, options).await?]
     } else {
         return Err(bad(
             "expected `cmd:<command line>` or an `http://` / `https://` URL",
         ));
     };
-    let handshake = parse_handshake(&raw).map_err(|message| RemoteError::Handshake {
-        spec: spec.to_string(),
-        message,
-    })?;
-    let options = with_declared_timeout(spec, options, &handshake);
-    Ok(RemoteFactory {
-        client: Arc::new(Client {
-            spec: spec.to_string(),
-            options: options.clone(),
+    let mut members = Vec::with_capacity(started.len());
+    let mut settled: Option<RemoteOptions> = None;
+    let mut first: Option<HandshakeResult> = None;
+    for (index, (transport, raw)) in started.into_iter().enumerate() {
+        let handshake = match parse_handshake(&raw) {
+            Ok(handshake) => handshake,
+            Err(message) => {
+                close_all(&members, Some(&transport)).await;
+                return Err(RemoteError::Handshake {
+                    spec: spec.to_string(),
+                    message: in_process(index, options.processes, message),
+                });
+            }
+        };
+        if let Some(first) = &first
+            && let Some(difference) = handshake_difference(first, &handshake)
+        {
+            close_all(&members, Some(&transport)).await;
+            return Err(RemoteError::Handshake {
+                spec: spec.to_string(),
+                message: format!(
+                    "the processes of the pool answered different handshakes: {difference} \
+                     (process 1 and process {})",
+                    index + 1
+                ),
+            });
+        }
+        // The declared timeout is read (and warned about) once, from the first process.
+        let member_options = settled
+            .get_or_insert_with(|| with_declared_timeout(spec, options, &handshake))
+            .clone();
+        first.get_or_insert_with(|| handshake.clone());
+        members.push(Arc::new(Client::new(
+            spec,
+            member_options,
             transport,
-            permits: Semaphore::new(options.max_in_flight),
             handshake,
-            raw_handshake: raw,
-            breaker: Breaker::default(),
-            late_writes: LateWrites::default(),
-        }),
+            raw,
+        )));
+    }
+    Ok(RemoteFactory {
+        pool: Arc::new(Pool::new(members)),
     })
+}
+
+/// `message`, naming the process when there is a pool of them.
+fn in_process(index: usize, processes: usize, message: String) -> String {
+    if processes > 1 {
+        format!("process {} of {processes}: {message}", index + 1)
+    } else {
+        message
+    }
+}
+
+/// What differs between two processes' handshakes, in what the runner relies on.
+fn handshake_difference(a: &HandshakeResult, b: &HandshakeResult) -> Option<String> {
+    if a.name != b.name {
+        return Some(format!("name {:?} and {:?}", a.name, b.name));
+    }
+    if a.protocol != b.protocol {
+        return Some(format!("protocol {:?} and {:?}", a.protocol, b.protocol));
+    }
+    if a.capabilities != b.capabilities {
+        return Some(format!(
+            "capabilities {} and {}",
+            json!(a.capabilities),
+            json!(b.capabilities)
+        ));
+    }
+    None
+}
+
+/// Starts the processes of a stdio adapter side by side (an interpreter and its
+/// libraries may take seconds to load), each with its handshake. When one fails, the
+/// others are closed and the first failure is returned.
+async fn start_processes(
+    spec: &str,
+    command: &str,
+    options: &RemoteOptions,
+) -> Result<Vec<(Transport, Value)>, RemoteError> {
+    let n = options.processes;
+    if n == 1 {
+        let (client, raw) = stdio::StdioClient::start(spec, command, options, None).await?;
+        return Ok(vec![(Transport::Stdio(client), raw)]);
+    }
+    let tasks: Vec<_> = (0..n)
+        .map(|index| {
+            let (spec, command, options) = (spec.to_string(), command.to_string(), options.clone());
+            tokio::spawn(async move {
+                stdio::StdioClient::start(&spec, &command, &options, Some((index + 1, n))).await
+            })
+        })
+        .collect();
+    let mut started = Vec::with_capacity(n);
+    let mut failure = None;
+    for (index, task) in tasks.into_iter().enumerate() {
+        match task.await {
+            Ok(Ok((client, raw))) => started.push((Transport::Stdio(client), raw)),
+            Ok(Err(err)) => {
+                failure.get_or_insert(match err {
+                    RemoteError::Spawn { spec, message } => RemoteError::Spawn {
+                        spec,
+                        message: in_process(index, n, message),
+                    },
+                    RemoteError::Handshake { spec, message } => RemoteError::Handshake {
+                        spec,
+                        message: in_process(index, n, message),
+                    },
+                    other => other,
+                });
+            }
+            Err(join) => {
+                failure.get_or_insert(RemoteError::Spawn {
+                    spec: spec.to_string(),
+                    message: in_process(index, n, format!("its start was cut short: {join}")),
+                });
+            }
+        }
+    }
+    match failure {
+        None => Ok(started),
+        Some(err) => {
+            for (transport, _) in &started {
+                if let Transport::Stdio(client) = transport {
+                    client.close().await;
+                }
+            }
+            Err(err)
+        }
+    }
+}
+
+/// Closes the stdio processes started so far when a pool cannot be made.
+async fn close_all(members: &[Arc<Client>], also: Option<&Transport>) {
+    let transports = members.iter().map(|m| &m.transport).chain(also);
+    for transport in transports {
+        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
+        if let Transport::Stdio(client) = transport {
+            client.close().await;
+        }
+    }
 }
 
 #[cfg(feature = "http")]
@@ -665,51 +926,147 @@ async fn http_transport(
 }
 
 impl RemoteFactory {
-    /// The adapter's handshake answer, parsed.
-    pub fn handshake(&self) -> &HandshakeResult {
-        &self.client.handshake
+    /// The first process's client: every process answered the same handshake, and all
+    /// share the spec and options.
+    fn client(&self) -> &Arc<Client> {
+        self.pool.first()
     }
 
-    /// The adapter's handshake answer exactly as it arrived.
+    /// The adapter's handshake answer, parsed.
+    pub fn handshake(&self) -> &HandshakeResult {
+        &self.client().handshake
+    }
+
+    /// The adapter's handshake answer exactly as it arrived (from the first process).
     pub fn raw_handshake(&self) -> &Value {
-        &self.client.raw_handshake
+        &self.client().raw_handshake
     }
 
     /// The spec this factory was connected with.
     pub fn spec(&self) -> &str {
-        &self.client.spec
+        &self.client().spec
     }
 
     /// The transport in use.
     pub fn transport(&self) -> TransportKind {
-        match self.client.transport {
+        match self.client().transport {
             Transport::Stdio(_) => TransportKind::Stdio,
             #[cfg(feature = "http")]
             Transport::Http(_) => TransportKind::Http,
         }
     }
 
+    /// How many adapter processes serve the namespaces (`RemoteOptions::processes`).
+    pub fn processes(&self) -> usize {
+        self.pool.members.len()
+    }
+
+    /// What each process did so far: namespaces served, calls, restarts.
+    pub fn process_stats(&self) -> Vec<ProcessStats> {
+        let assigned = self
+            .pool
+            .assigned
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.pool
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, member)| ProcessStats {
+                process: i + 1,
+                namespaces: assigned.namespaces[i],
+                calls: member.calls.load(Ordering::Relaxed),
+                restarts: match &member.transport {
+                    Transport::Stdio(client) => client.restarts(),
+                    #[cfg(feature = "http")]
+                    Transport::Http(_) => 0,
+                },
+            })
+            .collect()
+    }
+
+    /// One line on a pool's processes (`None` for a single process): for each, the
+    /// namespaces it served, its calls and its restarts.
+    pub fn pool_line(&self) -> Option<String> {
+        if self.pool.members.len() < 2 {
+            return None;
+        }
+        let stats = self.process_stats();
+        let each: Vec<String> = stats
+            .iter()
+            .map(|p| {
+                let restarts = match p.restarts {
+                    0 => String::new(),
+                    1 => ", restarted once".to_string(),
+                    n => format!(", restarted {n} times"),
+                };
+                format!(
+                    "#{} {} namespaces, {} calls{restarts}",
+                    p.process, p.namespaces, p.calls
+                )
+            })
+            .collect();
+        Some(format!(
+            "{} adapter processes: {}",
+            stats.len(),
+            each.join("; ")
+        ))
+    }
+
     /// The last 64 KiB of a stdio adapter's stderr (across restarts); `None` over HTTP.
+    /// With a pool of processes, each process's tail that is not empty, under a line
+    /// naming it.
     pub fn stderr_tail(&self) -> Option<String> {
-        match &self.client.transport {
-            Transport::Stdio(client) => Some(client.stderr_tail()),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
+        let tails: Vec<String> = self
+            .pool
+            .members
+            .iter()
+            .filter_map(|member| match &member.transport {
+                Transport::Stdio(client) => Some(client.stderr_tail()),
+                #[cfg(feature = "http")]
+                Transport::Http(_) => None,
+            })
+            .collect();
+        match tails.len() {
+            0 => None,
+            1 => tails.into_iter().next(),
+            n => Some(
+                tails
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, tail)| !tail.is_empty())
+                    .map(|(i, tail)| format!("[adapter process {} of {n}]\n{tail}", i + 1))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
         }
     }
 
-    /// How many times the stdio adapter has been restarted after a crash.
+    /// How many times the stdio adapter has been restarted after a crash (all the
+    /// processes of a pool together).
     pub fn restarts(&self) -> u32 {
-        match &self.client.transport {
-            Transport::Stdio(client) => client.restarts(),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => 0,
-        }
+        self.process_stats().iter().map(|p| p.restarts).sum()
     }
 
     /// Sends any method with any params and returns the raw result (for protocol checks).
+    /// In a pool the call goes to the process that serves the params' `namespace` (the
+    /// first process when there is none), and `shutdown` to every process.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, CallError> {
-        self.client
+        if method == method::SHUTDOWN && self.pool.members.len() > 1 {
+            let mut result = Ok(Value::Null);
+            for member in &self.pool.members {
+                let outcome = member.call(method, params.clone(), None).await;
+                if result.is_ok() {
+                    result = outcome.map(|(value, _)| value);
+                }
+            }
+            return result;
+        }
+        let index = params
+            .get("namespace")
+            .and_then(Value::as_str)
+            .map_or(0, |ns| self.pool.member_for(ns));
+        self.pool.members[index]
             .call(method, params, None)
             .await
             .map(|(value, _)| value)
@@ -718,62 +1075,94 @@ impl RemoteFactory {
     /// The longest wait for one call: `--adapter-timeout`, or the longer call timeout
     /// the handshake declared when the user did not set one.
     pub fn call_timeout(&self) -> Duration {
-        self.client.options.timeout
+        self.client().options.timeout
     }
 
-    /// The most calls the adapter serves at once, as its handshake declared.
+    /// The most calls the adapter serves at once, as its handshake declared (for a pool,
+    /// that many for each process).
     pub fn max_concurrency(&self) -> Option<usize> {
-        self.client.handshake.max_concurrency.filter(|&n| n > 0)
+        self.client()
+            .handshake
+            .max_concurrency
+            .filter(|&n| n > 0)
+            .map(|n| n.saturating_mul(self.pool.members.len()))
     }
 
-    /// Why the circuit breaker stopped sending calls, once it has.
+    /// Why the circuit breaker stopped sending calls, once it has (in a pool, the first
+    /// process whose breaker opened).
     pub fn circuit_open(&self) -> Option<String> {
-        self.client.breaker.open_reason()
+        let n = self.pool.members.len();
+        self.pool
+            .members
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| m.breaker.open_reason().map(|r| in_process(i, n, r)))
     }
 
     /// Ends a stdio adapter at the end of a run: a `shutdown` request (unless the
     /// circuit breaker is open) answered within 2 s, then its stdin is closed, then it
-    /// gets 2 s to exit before it is killed. An HTTP server is left running (bemula did
-    /// not start it).
+    /// gets 2 s to exit before it is killed; every process of a pool at once. An HTTP
+    /// server is left running (bemula did not start it).
     pub async fn shutdown_gracefully(&self) {
-        // Without the `http` feature stdio is the only transport.
-        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
-        let Transport::Stdio(client) = &self.client.transport else {
-            return;
-        };
-        if self.circuit_open().is_none() {
-            let _ = self
-                .client
-                .call_within(method::SHUTDOWN, json!({}), None, SHUTDOWN_WAIT)
-                .await;
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<()>(1);
+        for member in &self.pool.members {
+            let (member, tx) = (member.clone(), tx.clone());
+            tokio::spawn(async move {
+                member.shutdown_gracefully().await;
+                drop(tx);
+            });
         }
-        client.close().await;
+        drop(tx);
+        // Every task has ended once the channel has no sender left.
+        let _ = rx.recv().await;
     }
 
     /// Asks the adapter to stop; for stdio, waits (briefly) for the process to exit and
     /// kills it if it does not.
     pub async fn shutdown(&self) -> Result<(), CallError> {
         let result = self.call(method::SHUTDOWN, json!({})).await.map(|_| ());
-        match &self.client.transport {
-            Transport::Stdio(client) => client.close().await,
-            #[cfg(feature = "http")]
-            Transport::Http(_) => {}
+        for member in &self.pool.members {
+            match &member.transport {
+                Transport::Stdio(client) => client.close().await,
+                #[cfg(feature = "http")]
+                Transport::Http(_) => {}
+            }
         }
         result
     }
 }
 
+impl Client {
+    /// [`RemoteFactory::shutdown_gracefully`] for one process.
+    async fn shutdown_gracefully(self: &Arc<Self>) {
+        // Without the `http` feature stdio is the only transport.
+        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
+        let Transport::Stdio(client) = &self.transport else {
+            return;
+        };
+        if self.breaker.open_reason().is_none() {
+            let _ = self
+                .call_within(method::SHUTDOWN, json!({}), None, SHUTDOWN_WAIT)
+                .await;
+        }
+        client.close().await;
+    }
+}
+
 #[async_trait]
 impl SystemFactory for RemoteFactory {
-    async fn make(&self, _ns: &Namespace) -> SystemResult<Box<dyn AsyncMemorySystem>> {
+    async fn make(&self, ns: &Namespace) -> SystemResult<Box<dyn AsyncMemorySystem>> {
+        let index = self.pool.member_for(&ns.0);
         Ok(Box::new(RemoteSystem {
-            client: self.client.clone(),
+            client: self.pool.members[index].clone(),
             generation: None,
+            _lease: Lease::new(self.pool.clone(), index),
         }))
     }
 
     fn info(&self) -> SystemInfo {
-        let handshake = &self.client.handshake;
+        let client = self.client();
+        let handshake = &client.handshake;
         let mut settings = handshake.settings.clone();
         settings.insert("protocol".into(), handshake.protocol.clone().into());
         settings.insert("capabilities".into(), json!(handshake.capabilities));
@@ -782,7 +1171,7 @@ impl SystemFactory for RemoteFactory {
             TransportKind::Http => "http",
         };
         settings.insert("transport".into(), transport.into());
-        settings.insert("adapter".into(), self.client.spec.clone().into());
+        settings.insert("adapter".into(), client.spec.clone().into());
         // What the adapter says of itself is stored in every report and journal.
         crate::redact::redact_json_map(&mut settings);
         SystemInfo {
@@ -796,7 +1185,8 @@ impl SystemFactory for RemoteFactory {
     }
 }
 
-/// One namespace's handle on a remote system; all handles share the factory's connection.
+/// One namespace's handle on a remote system; all handles share the factory's
+/// connection (in a pool, the one process that serves the namespace).
 ///
 /// A stdio adapter that was restarted after a crash has lost every namespace's memory; a
 /// handle whose namespace was reset on the old process then fails its calls as
@@ -805,6 +1195,7 @@ impl SystemFactory for RemoteFactory {
 pub struct RemoteSystem {
     client: Arc<Client>,
     generation: Option<u64>,
+    _lease: Lease,
 }
 
 impl RemoteSystem {

@@ -75,7 +75,14 @@ pub(crate) struct StdioClient {
     restart_limit: u32,
     timeout: Duration,
     max_message_bytes: usize,
+    /// Extra environment of the process: its place in a pool of processes.
+    env: Vec<(&'static str, String)>,
 }
+
+/// The environment variable that tells a pooled adapter process its index (1-based).
+pub const PROCESS_ENV: &str = "BEMULA_ADAPTER_PROCESS";
+/// The environment variable that tells a pooled adapter process the pool's size.
+pub const PROCESSES_ENV: &str = "BEMULA_ADAPTER_PROCESSES";
 
 /// Locks a std mutex, recovering the data if a holder panicked (the data stays valid:
 /// every critical section leaves it consistent).
@@ -87,11 +94,14 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl StdioClient {
     /// Splits the command, starts the process and runs the handshake; returns the
-    /// client and the raw handshake result.
+    /// client and the raw handshake result. `member` is the process's place in a pool,
+    /// `(index, size)` with a 1-based index: the process (and each restart of it) gets
+    /// them as [`PROCESS_ENV`] and [`PROCESSES_ENV`].
     pub(crate) async fn start(
         spec: &str,
         command: &str,
         options: &RemoteOptions,
+        member: Option<(usize, usize)>,
     ) -> Result<(StdioClient, Value), RemoteError> {
         let bad = |reason: &str| RemoteError::BadSpec {
             spec: spec.to_string(),
@@ -116,6 +126,14 @@ impl StdioClient {
             restart_limit: options.restart_limit,
             timeout: options.timeout,
             max_message_bytes: options.max_message_bytes,
+            env: member
+                .map(|(index, size)| {
+                    vec![
+                        (PROCESS_ENV, index.to_string()),
+                        (PROCESSES_ENV, size.to_string()),
+                    ]
+                })
+                .unwrap_or_default(),
         };
         let mut state = client.state.lock().await;
         let proc = client
@@ -174,6 +192,7 @@ impl StdioClient {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(true);
         // A process group of its own: a Ctrl-C at the terminal reaches bemula, which
         // lets the passes in flight finish, and not the adapter, which would die under
