@@ -25,7 +25,11 @@ Endpoints (HTTP on 127.0.0.1, standard library only):
         - anything else: the newest user text, as plain text.
       Nothing is ever updated or deleted by the scripted replies.
 
+With --latency-ms N every POST is answered N milliseconds late (requests are served
+concurrently), standing for a hosted model's round trip in throughput measurements.
+
 Run:  python3 adapters/python/standin_models.py [--port 0] [--dims 256] [--port-file F]
+                                                [--latency-ms 0]
 It prints `listening on http://127.0.0.1:PORT/v1` on stdout once it accepts requests.
 """
 
@@ -199,6 +203,7 @@ class Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     dims = 256
+    latency_s = 0.0
     log_file = None
     log_lock = threading.Lock()
 
@@ -224,6 +229,8 @@ class Handler(BaseHTTPRequestHandler):
             self.error(404, f"no such endpoint: GET {self.path}")
 
     def do_POST(self):
+        if self.latency_s > 0:
+            time.sleep(self.latency_s)
         length = int(self.headers.get("Content-Length") or 0)
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -281,9 +288,14 @@ def main(argv=None):
     parser.add_argument("--dims", type=int, default=256, help="embedding dimension when a request names none")
     parser.add_argument("--port-file", help="write the port number here once listening")
     parser.add_argument("--log", help="append every request and reply here (JSON lines)")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="answer every POST this many milliseconds late (a fixed round trip)")
     args = parser.parse_args(argv)
     if args.dims < 1:
         parser.error("--dims must be a positive integer")
+    if not args.latency_ms >= 0:
+        parser.error("--latency-ms must be a non-negative number")
+    Handler.latency_s = args.latency_ms / 1000.0
     Handler.dims = args.dims
     Handler.log_file = args.log
     server = ThreadingHTTPServer((args.host, args.port), Handler)

@@ -15,6 +15,7 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -194,6 +195,43 @@ class Server(unittest.TestCase):
         status, body = self.call("/v1/nothing", {})
         self.assertEqual(status, 404)
         self.assertIn("/v1/nothing", body["error"]["message"])
+
+
+class Latency(unittest.TestCase):
+    def test_every_post_is_answered_late_and_served_concurrently(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            port_file = os.path.join(tmp, "port")
+            proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(HERE), "standin_models.py"),
+                                     "--port-file", port_file, "--latency-ms", "300"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            try:
+                proc.stdout.readline()
+                with open(port_file) as f:
+                    port = int(f.read())
+
+                def post():
+                    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/embeddings",
+                                                 data=json.dumps({"input": "tea"}).encode(),
+                                                 headers={"Content-Type": "application/json"})
+                    with urllib.request.urlopen(req, timeout=10) as r:
+                        return r.status
+
+                started = time.monotonic()
+                self.assertEqual(post(), 200)
+                self.assertGreaterEqual(time.monotonic() - started, 0.3)
+                # Four at once take one latency, not four.
+                started = time.monotonic()
+                with ThreadPoolExecutor(4) as pool:
+                    self.assertEqual(list(pool.map(lambda _: post(), range(4))), [200] * 4)
+                self.assertLess(time.monotonic() - started, 1.2)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+                proc.stdout.close()
+
+    def test_a_negative_latency_is_refused(self):
+        with self.assertRaises(SystemExit):
+            s.main(["--latency-ms", "-5"])
 
 
 if __name__ == "__main__":
