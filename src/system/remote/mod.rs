@@ -387,7 +387,7 @@ impl Drop for Lease {
 pub struct ProcessStats {
     /// Its place in the pool, from 1 (the `BEMULA_ADAPTER_PROCESS` it was started with).
     pub process: usize,
-    /// The namespaces it served.
+    /// The namespaces it served (the preflight's canary namespaces included).
     pub namespaces: usize,
     /// The calls sent to it.
     pub calls: u64,
@@ -1104,17 +1104,18 @@ impl RemoteFactory {
     /// gets 2 s to exit before it is killed; every process of a pool at once. An HTTP
     /// server is left running (bemula did not start it).
     pub async fn shutdown_gracefully(&self) {
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<()>(1);
-        for member in &self.pool.members {
-            let (member, tx) = (member.clone(), tx.clone());
-            tokio::spawn(async move {
-                member.shutdown_gracefully().await;
-                drop(tx);
-            });
+        let endings: Vec<_> = self
+            .pool
+            .members
+            .iter()
+            .map(|member| {
+                let member = member.clone();
+                tokio::spawn(async move { member.shutdown_gracefully().await })
+            })
+            .collect();
+        for ending in endings {
+            let _ = ending.await;
         }
-        drop(tx);
-        // Every task has ended once the channel has no sender left.
-        let _ = rx.recv().await;
     }
 
     /// Asks the adapter to stop; for stdio, waits (briefly) for the process to exit and
