@@ -162,12 +162,16 @@ def library():
     problem = library_problem()
     if problem is None:
         adapter_config.offline()
-        from lightmem.memory.lightmem import LightMemory
-        missing = [name for name in API if not callable(getattr(LightMemory, name, None))]
-        if not missing:
-            return LightMemory
-        problem = ("lightmem.memory.lightmem.LightMemory lacks " + ", ".join(missing)
-                   + f" (installed lightmem: {adapter_config.version('lightmem')})")
+        try:
+            from lightmem.memory.lightmem import LightMemory
+        except ImportError as e:
+            problem = f"importing lightmem.memory.lightmem failed ({e})"
+        else:
+            missing = [name for name in API if not callable(getattr(LightMemory, name, None))]
+            if not missing:
+                return LightMemory
+            problem = ("lightmem.memory.lightmem.LightMemory lacks " + ", ".join(missing)
+                       + f" (installed lightmem: {adapter_config.version('lightmem')})")
     raise SystemExit(f"lightmem_adapter: {problem}; install LightMem from its repository: "
                      "pip install --no-deps -r adapters/python/requirements/lightmem.txt")
 
@@ -242,6 +246,7 @@ class LightMemAdapter:
             "concurrency": "nothing shared between namespaces but the endpoint and LightMem's "
                            "module-level topic counter",
             "source_commit": source_commit(),
+            "pinned_commit": PINNED_COMMIT,
         })
         return {"name": "lightmem", "version": adapter_config.version("lightmem"), "settings": settings,
                 "capabilities": {"query": "memories", "sessions": True,

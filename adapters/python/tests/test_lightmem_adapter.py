@@ -135,6 +135,18 @@ class Configuration(unittest.TestCase):
             lm.LightMemAdapter(build=None)
             self.assertNotIn("OPENROUTER_API_KEY", os.environ)
 
+    def test_the_requirements_pin_the_commit_the_adapter_names_and_no_torch(self):
+        with open(os.path.join(ADAPTERS, "requirements", "lightmem.txt")) as f:
+            lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+        source = f"lightmem @ git+https://github.com/zjunlp/LightMem@{lm.PINNED_COMMIT}"
+        self.assertIn(source, lines)
+        for line in lines:
+            if line != source:
+                self.assertRegex(line, r"^[A-Za-z0-9_.-]+==[^ ;]+( ; .+)?$")  # an exact version
+                self.assertNotRegex(line.lower(), r"^(torch|sentence-transformers|llmlingua|accelerate)==")
+        a, _, _ = adapter()
+        self.assertEqual(a.info()["settings"]["pinned_commit"], lm.PINNED_COMMIT)
+
     def test_close_releases_the_qdrant_client(self):
         client = mock.Mock()
         lm.close_lightmemory(types.SimpleNamespace(embedding_retriever=types.SimpleNamespace(client=client)))
