@@ -6,7 +6,8 @@
 # short instances, which must finish with every instance present and 0 errors.
 #
 # Usage: scripts/python-adapters.sh [--install-only] [ADAPTER ...]
-#        (default: the adapters CI runs; BEMULA_ML_ADAPTERS=1 adds the opt-in ones: A-MEM;
+#        (default: the adapters CI runs; BEMULA_ML_ADAPTERS=1 adds the opt-in ones: A-MEM
+#        and LightMem;
 #        --install-only creates the environments and runs nothing, which .ci/run does in
 #        the background while the Rust side builds)
 #
@@ -20,10 +21,12 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # The adapters that install without a deep-learning stack and run offline; the opt-in
-# ones (a large ML stack: torch, sentence-transformers) run when BEMULA_ML_ADAPTERS=1 or
-# when named (scripts/python-adapters-ml.sh).
+# ones run when BEMULA_ML_ADAPTERS=1 or when named: A-MEM (a large ML stack: torch,
+# sentence-transformers; scripts/python-adapters-ml.sh) and LightMem (installed with git
+# from its repository, Python 3.10 or 3.11 only, and tiktoken downloads its o200k_base
+# encoding on first use unless TIKTOKEN_CACHE_DIR holds it).
 default_adapters=(mem0 langmem simplemem)
-optin_adapters=(amem)
+optin_adapters=(amem lightmem)
 if [ "${BEMULA_ML_ADAPTERS:-0}" = 1 ]; then
     default_adapters+=("${optin_adapters[@]}")
 fi
@@ -51,6 +54,11 @@ done
 # A virtual environment per adapter, keyed on its pinned requirements.
 venv_for() {
     local name=$1 req="adapters/python/requirements/$1.txt" hash dir
+    if [ "$name" = lightmem ] && ! "$python" -c 'import sys; sys.exit(sys.version_info >= (3, 12))'; then
+        echo "python-adapters: lightmem needs Python 3.10 or 3.11 (LightMem's requires-python);" \
+            "$python is newer (set PYTHON)" >&2
+        return 1
+    fi
     hash=$(sha256sum "$req" | cut -c1-16)
     dir="target/py-adapters/$name-$hash"
     if [ ! -f "$dir/.complete" ]; then

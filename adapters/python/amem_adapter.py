@@ -15,12 +15,21 @@ or removed.
 a-mem 0.2.6 imports torch, transformers and sentence-transformers at import time, so its
 environment is large (about 6 GiB): it is opt-in (`BEMULA_ML_ADAPTERS=1
 scripts/python-adapters.sh`, or `scripts/python-adapters.sh amem`). Its embeddings come
-from the configured OpenAI-compatible endpoint (the paper used text-embedding-3-small),
-in place of the SentenceTransformers model A-MEM would download from the hub.
+from the configured OpenAI-compatible embeddings endpoint (BEMULA_EMBED_BASE_URL when set,
+else the chat one; the paper used text-embedding-3-small), in place of the
+SentenceTransformers model A-MEM would download from the hub. A-MEM takes no embedding
+function: `ChromaRetriever.__init__` (agentic_memory/retrievers.py) builds
+`SentenceTransformerEmbeddingFunction(model_name=...)` itself and
+`AgenticMemorySystem.__init__` (agentic_memory/memory_system.py) passes it only the model
+name, so the adapter replaces that name in `agentic_memory.retrievers` before building a
+system. torch stays installed all the same: both modules import
+`sentence_transformers.SentenceTransformer` at module level (retrievers.py line 2,
+memory_system.py line 11; neither uses it), and sentence-transformers imports torch.
 
 Settings from the environment (see adapter_config.py): BEMULA_MODEL_BASE_URL,
-OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS, BEMULA_TOP_K
-(default 10, the paper's), BEMULA_AMEM_EVO_THRESHOLD (100, the package's).
+OPENAI_API_KEY, BEMULA_EMBED_BASE_URL, BEMULA_EMBED_API_KEY, BEMULA_CHAT_MODEL,
+BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS, BEMULA_TOP_K (default 10, the paper's),
+BEMULA_AMEM_EVO_THRESHOLD (100, the package's).
 
 Run: bemula check-adapter --system "cmd:python3 adapters/python/amem_adapter.py"
 """

@@ -21,6 +21,9 @@ Endpoints (HTTP on 127.0.0.1, standard library only):
           message returned as a memory to ADD;
         - a SimpleMem compression prompt (it asks for `lossless_restatement` entries):
           every user line of the current window returned as one entry;
+        - a LightMem extraction prompt (it asks for `{"data": [{"source_id", "fact"}]}`):
+          every numbered line (`[time, day] 3.user: ...`) of the last user message
+          returned as a fact with its number as `source_id`;
         - any other JSON-object request: `{}`;
         - anything else: the newest user text, as plain text.
       Nothing is ever updated or deleted by the scripted replies.
@@ -113,6 +116,26 @@ def user_lines(messages):
     return lines[-1:] if lines else ["nothing"]
 
 
+def numbered_lines(text):
+    """The numbered lines of a LightMem prompt (`[time, day] 3.user: ...`) as (number, text) pairs.
+
+    A line without a number continues the message above it; assistant lines are left out.
+    """
+    found, current = [], None
+    for line in text.splitlines():
+        numbered = re.match(r"\s*(?:\[[^\]\n]*\]\s*)?(\d+)\.(\S[^:\n]*):(.*)", line)
+        if numbered:
+            current = None
+            if numbered.group(2).strip().lower() not in ("assistant", "ai", "system"):
+                current = [int(numbered.group(1)), numbered.group(3).strip()]
+                found.append(current)
+        elif line.startswith("--- Topic"):
+            current = None
+        elif current is not None and line.strip():
+            current[1] = (current[1] + "\n" + line.strip()).strip()
+    return [(number, said) for number, said in found if said]
+
+
 def instance(schema, text, defs=None, depth=0):
     """A JSON value valid for a (simple) JSON schema, its strings filled with `text`."""
     defs = defs if defs is not None else (schema.get("$defs") or schema.get("definitions") or {})
@@ -188,6 +211,10 @@ def chat_reply(body):
                     "timestamp": None, "location": None, "persons": [], "entities": [],
                     "topic": "conversation"} for line in lines]
         return {"role": "assistant", "content": json.dumps(entries)}, "stop"
+    if '"source_id"' in prompt and '"fact"' in prompt:  # LightMem's fact extraction
+        users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+        facts = [{"source_id": number, "fact": said} for number, said in numbered_lines(users[-1] if users else "")]
+        return {"role": "assistant", "content": json.dumps({"data": facts})}, "stop"
     if fmt.get("type") == "json_object":
         return {"role": "assistant", "content": "{}"}, "stop"
     return {"role": "assistant", "content": text[:STRING_LIMIT]}, "stop"

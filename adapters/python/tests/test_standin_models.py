@@ -126,6 +126,29 @@ class ChatReplies(unittest.TestCase):
         entries = json.loads(message["content"])
         self.assertEqual([e["lossless_restatement"] for e in entries], ["My gym is on Elm Street."])
 
+    def test_lightmem_style_extraction_gives_one_fact_per_numbered_user_line(self):
+        system = ('Output format:\n{"data": [{"source_id": <source_id>, "fact": "<fact>"}]}\n'
+                  "Examples:\n[2022-03-20T13:21:00.000, Sun] 0.User: My name is Alice.")
+        user = ("--- Topic 4 ---\n[2024-03-02T00:00:00.000, Sat] 0.user: I keep my bike in locker 7.\n"
+                "[2024-03-02T00:00:01.000, Sat] 1.user: Groceries to buy:\n3. Buy milk: today\n"
+                "--- Topic 5 ---\n[2024-03-02T00:00:02.000, Sat] 2.assistant: Noted.\n"
+                "[2024-03-02T00:00:03.000, Sat] 3.user: Please forget the locker.")
+        message, _ = s.chat_reply({"messages": [{"role": "system", "content": system},
+                                                {"role": "user", "content": user}],
+                                   "response_format": {"type": "json_object"}})
+        self.assertEqual(json.loads(message["content"]), {"data": [
+            {"source_id": 0, "fact": "I keep my bike in locker 7."},
+            {"source_id": 1, "fact": "Groceries to buy:\n3. Buy milk: today"},
+            {"source_id": 3, "fact": "Please forget the locker."}]})
+
+    def test_other_json_object_requests_get_an_empty_object(self):
+        # LightMem's update prompt: no action in the reply, which LightMem reads as "ignore".
+        system = 'Decide whether the target memory should be updated, deleted, or ignored. {"action": "update"}'
+        message, _ = s.chat_reply({"messages": [{"role": "system", "content": system},
+                                                {"role": "user", "content": "Target memory:I live in Oslo."}],
+                                   "response_format": {"type": "json_object"}})
+        self.assertEqual(message["content"], "{}")
+
     def test_anything_else_gets_the_user_text(self):
         message, _ = s.chat_reply({"messages": [{"role": "user", "content": "What is my cat called?"}]})
         self.assertEqual(message["content"], "What is my cat called?")
