@@ -47,6 +47,7 @@ use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{RunConfig, Runner, Selection};
 use crate::system::remote::{RemoteFactory, preflight};
+use crate::system::spec::SystemSpec;
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde::{Deserialize, Serialize};
@@ -185,9 +186,13 @@ impl Harness {
         Harness::from_source(FactorySource::Ready(factory))
     }
 
-    /// A harness for a system behind an adapter of the `bemula-adapter/1` protocol:
-    /// `cmd:python3 my_adapter.py` (stdio) or `http://127.0.0.1:8080/rpc` (HTTP). The
-    /// adapter is started (or reached) and its handshake made when the harness runs.
+    /// A harness for the system a spec names, as `--system` names it
+    /// ([`SystemSpec`]): an adapter of the `bemula-adapter/1` protocol,
+    /// `cmd:python3 my_adapter.py` (stdio) or `http://127.0.0.1:8080/rpc` (HTTP), whose
+    /// process is started (or server reached) and handshake made when the harness runs;
+    /// a built-in system (`naive-rag`); or an instrument (`oracle-forget`). A malformed
+    /// spec, or one that needs a model endpoint (`full-context:MODEL`), is an error
+    /// when the harness runs.
     pub fn adapter(spec: impl Into<String>) -> Harness {
         Harness::from_source(FactorySource::Adapter(spec.into()))
     }
@@ -397,10 +402,15 @@ impl Harness {
             })?;
         if adapter_processes > 1 {
             let reason = match &self.factory {
-                FactorySource::Adapter(spec) if !spec.starts_with("cmd:") => Some(
-                    "a pool of adapter processes is for stdio adapters (`cmd:…`); an HTTP \
-                     adapter's server decides how many calls it serves at once",
-                ),
+                FactorySource::Adapter(spec)
+                    if !matches!(spec.parse(), Ok(SystemSpec::Stdio(_))) =>
+                {
+                    Some(
+                        "a pool of adapter processes is for stdio adapters (`cmd:…`); a \
+                         built-in system runs in this process, and an HTTP adapter's server \
+                         decides how many calls it serves at once",
+                    )
+                }
                 FactorySource::Ready(_) | FactorySource::Instrument(_) => {
                     Some("the system runs in this process: there is no adapter to start copies of")
                 }
@@ -715,18 +725,38 @@ impl Harness {
                 None,
             ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
-            FactorySource::Adapter(spec) => {
-                let options = crate::system::remote::RemoteOptions {
-                    processes: settings.adapter_processes,
-                    ..Default::default()
-                };
-                let client = Arc::new(
-                    runtime
-                        .block_on(crate::system::remote::connect(spec, &options))
-                        .map_err(|e| e.to_string())?,
-                );
-                (client.clone(), Some(client))
-            }
+            FactorySource::Adapter(spec) => match spec.parse::<SystemSpec>()? {
+                SystemSpec::Builtin(name) => (
+                    crate::system::builtin::factory(&name)
+                        .ok_or_else(|| format!("unknown built-in system {name:?}"))?,
+                    None,
+                ),
+                SystemSpec::Instrument(name) => (
+                    crate::system::builtin::instrument::factory(&name, &dataset.instances)
+                        .ok_or_else(|| format!("unknown instrument {name:?}"))?,
+                    None,
+                ),
+                SystemSpec::Stdio(spec) | SystemSpec::Http(spec) => {
+                    let options = crate::system::remote::RemoteOptions {
+                        processes: settings.adapter_processes,
+                        ..Default::default()
+                    };
+                    let client = Arc::new(
+                        runtime
+                            .block_on(crate::system::remote::connect(&spec, &options))
+                            .map_err(|e| e.to_string())?,
+                    );
+                    (client.clone(), Some(client))
+                }
+                llm @ (SystemSpec::FullContext(_) | SystemSpec::EmbedRag(_)) => {
+                    return Err(format!(
+                        "`{llm}` needs a model endpoint, which Harness::adapter does not set up: \
+                         run it with `bemula test --system {llm}` (the endpoint flags and \
+                         BEMULA_LLM_BASE_URL apply), or build its factory and pass it to \
+                         Harness::with_factory"
+                    ));
+                }
+            },
         };
         if let Some(run) = &nextest_run {
             // The first process of a new nextest run makes room for its parts, and the
@@ -2471,6 +2501,44 @@ mod tests {
             .settings()
             .unwrap_err();
         assert_eq!(err.name, "BEMULA_NO_PREFLIGHT", "{err}");
+    }
+
+    #[test]
+    fn harness_adapter_takes_every_system_spec() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        std::fs::copy(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample/short_001.json"),
+            data.join("short_001.json"),
+        )
+        .unwrap();
+        let run = |spec: &str| {
+            let reports = tmp.path().join(spec.replace(':', "_"));
+            let code = Harness::adapter(spec)
+                .data(&data)
+                .report_dir(&reports)
+                .env_source(|_| None)
+                .run_with_args(Arguments::from_iter(["bemula", "--quiet"]));
+            let summary = std::fs::read_to_string(reports.join("summary.json")).ok();
+            (code, summary)
+        };
+        for spec in ["naive-rag", "oracle-forget"] {
+            let (_, summary) = run(spec);
+            let summary: serde_json::Value =
+                serde_json::from_str(&summary.unwrap_or_else(|| panic!("{spec}: no summary")))
+                    .unwrap();
+            assert_eq!(summary["config"]["system"]["name"], spec);
+            assert_eq!(summary["counts"]["errors"], 0, "{spec}");
+        }
+        for spec in ["full-context:some-model", "naive_rag"] {
+            let (code, summary) = run(spec);
+            assert_eq!(code, ExitCode::from(2), "{spec}");
+            assert!(
+                summary.is_none(),
+                "{spec}: a run that cannot start writes no report"
+            );
+        }
     }
 
     #[test]

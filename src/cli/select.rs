@@ -7,6 +7,7 @@ use crate::answer::{Answerer, Extractive};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
 use crate::system::remote::{self, RemoteFactory, RemoteOptions};
+use crate::system::spec::SystemSpec;
 use crate::system::{SharedFactory, builtin};
 use std::sync::Arc;
 
@@ -147,7 +148,8 @@ pub async fn system_with(
     llm: &LlmContext,
     instances: &[crate::dataset::Instance],
 ) -> Result<SelectedSystem, Error> {
-    if options.processes > 1 && !spec.starts_with("cmd:") {
+    let parsed: SystemSpec = spec.parse()?;
+    if options.processes > 1 && !matches!(parsed, SystemSpec::Stdio(_)) {
         return Err(format!(
             "--adapter-processes {} is for stdio adapters (`cmd:COMMAND LINE`), not {spec:?}: \
              a built-in system runs in this process, and an HTTP adapter's server decides how \
@@ -156,59 +158,44 @@ pub async fn system_with(
         )
         .into());
     }
-    if let Some(factory) = builtin::instrument::factory(spec, instances) {
-        return Ok(SelectedSystem {
-            factory,
-            remote: None,
-            in_process: true,
-        });
+    let in_process = |factory| SelectedSystem {
+        factory,
+        remote: None,
+        in_process: true,
+    };
+    match &parsed {
+        SystemSpec::Instrument(name) => builtin::instrument::factory(name, instances)
+            .map(in_process)
+            .ok_or_else(|| format!("unknown instrument {name:?}").into()),
+        SystemSpec::Builtin(name) => builtin::factory(name)
+            .map(in_process)
+            .ok_or_else(|| format!("unknown built-in system {name:?}").into()),
+        SystemSpec::Stdio(spec) | SystemSpec::Http(spec) => {
+            let options = RemoteOptions {
+                max_in_flight: jobs.max(1) * 2,
+                ..options.clone()
+            };
+            let client = Arc::new(remote::connect(spec, &options).await?);
+            Ok(SelectedSystem {
+                factory: client.clone(),
+                remote: Some(client),
+                in_process: false,
+            })
+        }
+        SystemSpec::FullContext(model) => full_context(&parsed, model, llm, instances).await,
+        SystemSpec::EmbedRag(model) => embed_rag(model, llm),
     }
-    if let Some(factory) = builtin::factory(spec) {
-        return Ok(SelectedSystem {
-            factory,
-            remote: None,
-            in_process: true,
-        });
-    }
-    if spec.starts_with("cmd:") || spec.starts_with("http://") || spec.starts_with("https://") {
-        let options = RemoteOptions {
-            max_in_flight: jobs.max(1) * 2,
-            ..options.clone()
-        };
-        let client = Arc::new(remote::connect(spec, &options).await?);
-        return Ok(SelectedSystem {
-            factory: client.clone(),
-            remote: Some(client),
-            in_process: false,
-        });
-    }
-    if spec == "full-context" || spec.starts_with("full-context:") {
-        return full_context(spec, llm, instances).await;
-    }
-    if spec == "embed-rag" || spec.starts_with("embed-rag:") {
-        return embed_rag(spec, llm);
-    }
-    let _ = llm;
-    Err(format!(
-        "unknown system {spec:?}: expected one of {}, an instrument ({}), `full-context:MODEL`, `embed-rag:MODEL`, `cmd:COMMAND LINE` (a stdio adapter) or an http:// URL (an HTTP adapter)",
-        builtin::NAMES.join(", "),
-        builtin::instrument::NAMES.join(", ")
-    )
-    .into())
 }
 
 /// The full-context system, checked before the run: one preflight call to its
 /// endpoint, then every instance's longest prompt against `--context-tokens`.
 #[cfg(feature = "llm")]
 async fn full_context(
-    spec: &str,
+    spec: &SystemSpec,
+    model: &str,
     llm: &LlmContext,
     instances: &[crate::dataset::Instance],
 ) -> Result<SelectedSystem, Error> {
-    let model = spec
-        .strip_prefix("full-context:")
-        .filter(|m| !m.is_empty())
-        .ok_or("the full-context system needs a model: `--system full-context:MODEL`")?;
     let config = llm.args.config(model)?;
     let client = crate::llm::LlmClient::new(config, llm.meter.clone())?;
     client.preflight().await?;
@@ -232,7 +219,8 @@ async fn full_context(
 
 #[cfg(not(feature = "llm"))]
 async fn full_context(
-    _spec: &str,
+    _spec: &SystemSpec,
+    _model: &str,
     _llm: &LlmContext,
     _instances: &[crate::dataset::Instance],
 ) -> Result<SelectedSystem, Error> {
@@ -240,12 +228,8 @@ async fn full_context(
 }
 
 #[cfg(feature = "llm")]
-fn embed_rag(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
-    let model = spec
-        .strip_prefix("embed-rag:")
-        .filter(|m| !m.trim().is_empty())
-        .ok_or("the embed-rag system needs an embedding model: `--system embed-rag:MODEL` (e.g. embed-rag:text-embedding-3-small)")?;
-    let config = llm.args.embed_config(model.trim())?;
+fn embed_rag(model: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
+    let config = llm.args.embed_config(model)?;
     let factory = crate::llm::embed_rag_factory(config, llm.meter.clone())?;
     Ok(SelectedSystem {
         factory,
@@ -256,7 +240,7 @@ fn embed_rag(spec: &str, llm: &LlmContext) -> Result<SelectedSystem, Error> {
 }
 
 #[cfg(not(feature = "llm"))]
-fn embed_rag(_spec: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
+fn embed_rag(_model: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
     Err("the embed-rag system needs the `llm` feature of bemula".into())
 }
 

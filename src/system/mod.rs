@@ -8,6 +8,7 @@
 
 pub mod builtin;
 pub mod remote;
+pub mod spec;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
