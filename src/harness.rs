@@ -785,6 +785,9 @@ impl Harness {
                 ..RunConfig::default()
             },
         );
+        // A plain run's one id: its journal's (the interrupted run's, when resumed),
+        // which the summary carries too.
+        let mut run_id = None;
         if nextest_run.is_none() && !selected.is_empty() {
             // A plain run journals its passes, so that an interrupted run can resume.
             let config = JournalConfig {
@@ -831,6 +834,7 @@ impl Harness {
                     .map_err(|e| e.to_string())?;
                 (journal, Default::default())
             };
+            run_id = Some(journal.run_id().to_string());
             let journal = Arc::new(journal);
             runner = runner
                 .with_completed(completed)
@@ -980,7 +984,10 @@ impl Harness {
                 &info,
                 &records,
                 &outcomes,
-                parts.as_deref(),
+                match parts.as_deref() {
+                    Some(run) => ReportRun::NextestPart(run),
+                    None => ReportRun::Plain(run_id),
+                },
                 &expected,
                 &expectations,
             )?;
@@ -1696,39 +1703,51 @@ pub const PARTS: &str = "parts";
 /// ones beyond these.
 pub const KEEP_PART_RUNS: usize = 5;
 
+/// Which reports a harness process writes.
+enum ReportRun<'a> {
+    /// Its part of the cargo-nextest run of this id.
+    NextestPart(&'a str),
+    /// The reports of a plain run, under the run's id (its journal's) when it has one.
+    Plain(Option<String>),
+}
+
 fn write_reports(
     settings: &Settings,
     info: &RunInfo,
     records: &[Record],
     outcomes: &BTreeMap<String, TrialOutcome>,
-    nextest_run: Option<&str>,
+    run: ReportRun<'_>,
     expected: &BTreeSet<String>,
     expectations: &Expectations,
 ) -> Result<Option<Summary>, String> {
     let dir = &settings.report_dir;
-    if let Some(run) = nextest_run {
-        // One process per test: leave this process's part; `bemula report DIR` assembles.
-        let part_dir = dir.join(PARTS).join(sanitize(run));
-        std::fs::create_dir_all(&part_dir).map_err(|e| format!("{}: {e}", part_dir.display()))?;
-        let stem = outcomes
-            .keys()
-            .next()
-            .map(|n| sanitize(n))
-            .unwrap_or_else(|| format!("pid{}", std::process::id()));
-        report::write_records(&part_dir.join(format!("{stem}.jsonl")), records)
-            .map_err(|e| e.to_string())?;
-        let part = Part {
-            info: info.clone(),
-            trials: outcomes.clone(),
-            expected: expected.iter().cloned().collect(),
-        };
-        let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
-        return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
-            .map(|_| None)
-            .map_err(|e| e.to_string());
-    }
+    let run_id = match run {
+        ReportRun::Plain(run_id) => run_id,
+        ReportRun::NextestPart(run) => {
+            // One process per test: leave this process's part; `bemula report DIR` assembles.
+            let part_dir = dir.join(PARTS).join(sanitize(run));
+            std::fs::create_dir_all(&part_dir)
+                .map_err(|e| format!("{}: {e}", part_dir.display()))?;
+            let stem = outcomes
+                .keys()
+                .next()
+                .map(|n| sanitize(n))
+                .unwrap_or_else(|| format!("pid{}", std::process::id()));
+            report::write_records(&part_dir.join(format!("{stem}.jsonl")), records)
+                .map_err(|e| e.to_string())?;
+            let part = Part {
+                info: info.clone(),
+                trials: outcomes.clone(),
+                expected: expected.iter().cloned().collect(),
+            };
+            let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
+            return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
+                .map(|_| None)
+                .map_err(|e| e.to_string());
+        }
+    };
     let mut summary = Summary::build(records, info.clone(), &settings.bootstrap);
-    summary.run_id = Some(report::new_run_id());
+    summary.run_id = Some(run_id.unwrap_or_else(report::new_run_id));
     let present = outcomes.keys().cloned().collect();
     summary.coverage = Some(report::Coverage::of(expected, &present));
     let times = outcomes

@@ -347,4 +347,16 @@ fn a_killed_harness_run_resumes_with_bemula_resume() {
         std::fs::read_to_string(whole.join("results.jsonl")).unwrap(),
         std::fs::read_to_string(broken.join("results.jsonl")).unwrap()
     );
+    // One run, one id: the summary carries its journal's, and a resumed run keeps the
+    // id of the run it continues.
+    let run_id = |text: &str| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(text).unwrap()["run_id"].clone()
+    };
+    for dir in [&whole, &broken] {
+        let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+        let journal_id = run_id(journal.lines().next().unwrap());
+        assert!(journal_id.is_string(), "{journal_id}");
+        let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+        assert_eq!(run_id(&summary), journal_id, "{}", dir.display());
+    }
 }
