@@ -17,7 +17,7 @@
 
 mod bootstrap;
 mod breakdown;
-mod effective;
+pub(crate) mod effective;
 mod outcomes;
 mod summary;
 

@@ -2,8 +2,8 @@
 //! sub-assertion with ✓ or ✗, and for each ✗ the question, the expected answer, the
 //! system's answer, the judge's reason and, for values, a word diff.
 
-use crate::dataset::{RequestType, Suite, Version};
-use crate::metrics;
+use crate::dataset::{RequestType, Suite};
+use crate::metrics::effective::{self, Cause, Item};
 use crate::record::Record;
 use similar::{ChangeTag, TextDiff};
 use std::fmt::Write;
@@ -24,23 +24,21 @@ pub fn outcome_name(outcome: &crate::metrics::RequestOutcome) -> String {
 }
 
 /// The message of one request: its items and the instance's preservation items, each
-/// with ✓ or ✗ by effective correctness. `records` are the records of its instance.
+/// with ✓ or ✗ by effective correctness, and for each ✗ the cause the scorer found
+/// (the record itself, or the control record it is conditioned on). `records` are the
+/// records of its instance.
 pub fn request_message(records: &[Record], request: &str) -> String {
-    let effective = metrics::effective(records);
-    let mut mine: Vec<(&Record, bool)> = Vec::new();
-    let mut preservation: Vec<(&Record, bool)> = Vec::new();
-    for (record, ok) in records.iter().zip(&effective) {
-        let Some(ok) = *ok else { continue };
-        if record.request.as_deref() == Some(request) {
-            mine.push((record, ok));
-        } else if record.suite == Suite::Preservation {
-            preservation.push((record, ok));
-        }
-    }
+    let items = effective::score(records);
+    let (mine, preservation): (Vec<&Item<'_>>, Vec<&Item<'_>>) = items
+        .iter()
+        .filter(|i| {
+            i.record.request.as_deref() == Some(request) || i.record.suite == Suite::Preservation
+        })
+        .partition(|i| i.record.request.as_deref() == Some(request));
     let failed = mine
         .iter()
         .chain(&preservation)
-        .filter(|(_, ok)| !ok)
+        .filter(|i| !i.effective())
         .count();
     let total = mine.len() + preservation.len();
     let mut out = String::new();
@@ -49,8 +47,8 @@ pub fn request_message(records: &[Record], request: &str) -> String {
     } else {
         let _ = writeln!(out, "{failed} of {total} sub-assertions fail");
     }
-    for (record, ok) in mine.iter().chain(&preservation) {
-        item(&mut out, records, record, *ok);
+    for item in mine.iter().chain(&preservation) {
+        write_item(&mut out, item);
     }
     out
 }
@@ -62,35 +60,25 @@ fn label(record: &Record) -> String {
     }
 }
 
-fn item(out: &mut String, records: &[Record], record: &Record, ok: bool) {
-    let mark = if ok { '✓' } else { '✗' };
+fn write_item(out: &mut String, item: &Item<'_>) {
+    let record = item.record;
+    let mark = if item.effective() { '✓' } else { '✗' };
     let _ = writeln!(out, "  {mark} {:<20} {}", label(record), record.question_id);
-    if ok {
-        return;
-    }
-    let control = record.conditioned_on.as_deref().and_then(|id| {
-        records
-            .iter()
-            .find(|r| r.version == Version::Control && r.question_id == id)
-    });
-    if record.correct {
-        // The item itself was right: its control probe is what failed.
-        match control {
-            Some(c) => {
-                let _ = writeln!(
-                    out,
-                    "      the item holds on the forget version, but its control probe {} failed:",
-                    c.question_id
-                );
-                detail(out, c);
-            }
-            None => {
-                let _ = writeln!(out, "      its control probe was not asked");
-            }
+    match item.cause {
+        None => {}
+        Some(Cause::Error | Cause::Unscored | Cause::Wrong) => detail(out, record),
+        Some(Cause::ControlMissing) => {
+            let _ = writeln!(out, "      its control probe was not asked");
         }
-        return;
+        Some(Cause::ControlFailed(control)) => {
+            let _ = writeln!(
+                out,
+                "      the item holds on the forget version, but its control probe {} failed:",
+                control.question_id
+            );
+            detail(out, control);
+        }
     }
-    detail(out, record);
 }
 
 fn detail(out: &mut String, record: &Record) {
@@ -178,6 +166,7 @@ fn word_diff(expected: &str, answer: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::Version;
 
     #[test]
     fn a_near_miss_gets_a_word_diff() {
@@ -205,6 +194,58 @@ mod tests {
             None,
             "a long sentence reads better whole"
         );
+    }
+
+    fn preservation(version: Version, answer: &str, correct: bool) -> Record {
+        Record {
+            instance: "short_001".into(),
+            tier: crate::dataset::Tier::Short,
+            request: None,
+            request_type: None,
+            suite: Suite::Preservation,
+            attack: None,
+            version,
+            question_id: "pres-f07".into(),
+            question: "Which city did I move to?".into(),
+            expected: "Lisbon".into(),
+            answer: Some(answer.into()),
+            correct,
+            error: None,
+            unscored: false,
+            conditioned_on: (version == Version::Forget).then(|| "pres-f07".into()),
+            judge: "rule".into(),
+            decided_by: None,
+            reason: if correct {
+                "gold found"
+            } else {
+                "gold not found"
+            }
+            .into(),
+            restarts: 0,
+            truncated_turns: 0,
+        }
+    }
+
+    #[test]
+    fn the_message_names_the_control_record_the_scorer_failed_the_item_on() {
+        // Two control records share the probe's id (as merged parts can); the scorer
+        // fails the item on the one that failed, and the message must show that one.
+        let records = vec![
+            preservation(Version::Control, "Lisbon, I think.", true),
+            preservation(Version::Control, "Porto.", false),
+            preservation(Version::Forget, "Lisbon.", true),
+        ];
+        let message = request_message(&records, "r1");
+        assert!(
+            message.starts_with("1 of 1 sub-assertions fail"),
+            "{message}"
+        );
+        assert!(
+            message.contains("control probe pres-f07 failed"),
+            "{message}"
+        );
+        assert!(message.contains("answer:   Porto."), "{message}");
+        assert!(!message.contains("Lisbon, I think."), "{message}");
     }
 
     #[test]
