@@ -19,6 +19,9 @@ Every adapter takes its models from configuration, never from a hidden default e
     BEMULA_ADAPTER_CALL_S   the call timeout the handshake asks bemula for, in seconds
                             (600: an LLM-backed `observe` can take minutes on a local
                             model; an explicit --adapter-timeout still wins)
+    BEMULA_MAX_REPLY_TOKENS the reply budget of the library's chat calls, where the
+                            library lets it be set (unset: the library's own; a small
+                            local model may otherwise run on to the end of its window)
 
 `offline()` also switches off the telemetry and hub downloads of the libraries it knows,
 so an adapter makes no network call except to the configured model endpoint.
@@ -82,6 +85,7 @@ class Models:
         self.embed_dims = positive_int("BEMULA_EMBED_DIMS", 1536)
         self.top_k = positive_int("BEMULA_TOP_K", top_k_default)
         self.call_s = positive_int("BEMULA_ADAPTER_CALL_S", 600)
+        self.max_reply_tokens = positive_int("BEMULA_MAX_REPLY_TOKENS", None)
 
     def settings(self):
         """The settings to report in the handshake (never the key itself)."""
@@ -90,7 +94,8 @@ class Models:
                 "embed_model": self.embed_model, "embed_dims": self.embed_dims,
                 "api_key": "set" if self.api_key_set else "unset",
                 "embed_api_key": "set" if self.embed_api_key_set else "unset",
-                "top_k": self.top_k}
+                "top_k": self.top_k,
+                "max_reply_tokens": self.max_reply_tokens or "the library's default"}
 
     def timeouts(self):
         """The handshake's `timeouts`: the call timeout an LLM-backed system needs."""

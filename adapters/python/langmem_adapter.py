@@ -63,8 +63,9 @@ class LangMemAdapter:
         self.query_limit = adapter_config.positive_int("BEMULA_LANGMEM_QUERY_LIMIT", 5)
         self.enable_deletes = adapter_config.flag("BEMULA_LANGMEM_DELETES", True)
         m = self.models
+        budget = {"max_tokens": m.max_reply_tokens} if m.max_reply_tokens else {}
         self.chat = ChatOpenAI(model=m.chat_model, base_url=m.base_url, api_key=m.api_key,
-                               temperature=0)
+                               temperature=0, **budget)
         self.spaces = {}
         self.lock = threading.Lock()
 

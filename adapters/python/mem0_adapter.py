@@ -54,10 +54,12 @@ class Mem0Adapter:
         self.models = adapter_config.Models(top_k_default=10)
         self.infer = adapter_config.flag("BEMULA_MEM0_INFER", True)
         m = self.models
+        llm = {"model": m.chat_model, "openai_base_url": m.base_url, "api_key": m.api_key,
+               "temperature": 0.0}
+        if m.max_reply_tokens:
+            llm["max_tokens"] = m.max_reply_tokens
         self.memory = Memory.from_config({
-            "llm": {"provider": "openai", "config": {
-                "model": m.chat_model, "openai_base_url": m.base_url, "api_key": m.api_key,
-                "temperature": 0.0}},
+            "llm": {"provider": "openai", "config": llm},
             "embedder": {"provider": "openai", "config": {
                 "model": m.embed_model, "openai_base_url": m.embed_base_url,
                 "api_key": m.embed_api_key,

@@ -109,6 +109,8 @@ class SimpleMemAdapter:
             "namespace_scope": "a SimpleMemSystem and LanceDB table per namespace",
             "embedder": "the configured endpoint, in place of SimpleMem's SentenceTransformers loader",
             "streaming": False,
+            "max_reply_tokens": "not settable: simplemem 0.1.0's LLMClient.chat_completion "
+                                "sends no max_tokens",
             "parallel_retrieval": False,
             "parallel_processing": False,
             "why_not_parallel": "SimpleMem merges parallel searches in completion order, "

@@ -95,6 +95,20 @@ class Config(unittest.TestCase):
                 adapter_config.Models()
             self.assertIn("BEMULA_ADAPTER_CALL_S", str(e.exception))
 
+    def test_the_reply_budget_is_the_librarys_unless_set(self):
+        with mock.patch.dict(os.environ, CLEAN, clear=True):
+            models = adapter_config.Models()
+            self.assertIsNone(models.max_reply_tokens)
+            self.assertEqual(models.settings()["max_reply_tokens"], "the library's default")
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_MAX_REPLY_TOKENS="256"), clear=True):
+            models = adapter_config.Models()
+            self.assertEqual(models.max_reply_tokens, 256)
+            self.assertEqual(models.settings()["max_reply_tokens"], 256)
+        with mock.patch.dict(os.environ, dict(CLEAN, BEMULA_MAX_REPLY_TOKENS="0"), clear=True):
+            with self.assertRaises(SystemExit) as e:
+                adapter_config.Models()
+            self.assertIn("BEMULA_MAX_REPLY_TOKENS", str(e.exception))
+
     def test_openai_base_url_is_the_fallback(self):
         with mock.patch.dict(os.environ, dict(CLEAN, OPENAI_BASE_URL="http://127.0.0.1:8/v1"), clear=True):
             self.assertEqual(adapter_config.Models().base_url, "http://127.0.0.1:8/v1")
