@@ -9,49 +9,14 @@
 //! without mixing them up.
 
 use super::RemoteFactory;
-use super::preflight::{self, Canary, Probe, locker_fact, locker_question};
-use super::wire::{self, PROTOCOL_VERSION, code, method};
+use super::probe::{self, Canary, Probe, locker_fact, locker_question};
+pub use super::probe::{Check, check_handshake};
+use super::wire::{self, code, method};
 use crate::system::Namespace;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// How many turns are observed before the reset check (more than 100 on purpose).
 pub const RESET_TURNS: usize = 120;
-
-/// The outcome of one check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    /// What was checked.
-    pub name: &'static str,
-    /// Whether it passed.
-    pub passed: bool,
-    /// What was seen (on failure: what is wrong).
-    pub detail: String,
-}
-
-impl Check {
-    pub(crate) fn pass(name: &'static str, detail: impl Into<String>) -> Check {
-        Check {
-            name,
-            passed: true,
-            detail: detail.into(),
-        }
-    }
-
-    pub(crate) fn fail(name: &'static str, detail: impl Into<String>) -> Check {
-        Check {
-            name,
-            passed: false,
-            detail: detail.into(),
-        }
-    }
-
-    fn from_result(name: &'static str, result: Result<String, String>) -> Check {
-        match result {
-            Ok(detail) => Check::pass(name, detail),
-            Err(detail) => Check::fail(name, detail),
-        }
-    }
-}
 
 /// Runs every check against `factory` and returns them in order. Leaves the namespaces
 /// it used reset.
@@ -221,10 +186,10 @@ pub async fn run_checks(factory: &RemoteFactory) -> Vec<Check> {
 
     // the two versions of one instance, and many namespaces at once
     let canary = Canary::new();
-    let (versions, recalls) = preflight::check_versions(factory, &canary).await;
+    let (versions, recalls) = probe::check_versions(factory, &canary).await;
     checks.extend(versions.iter().map(|f| f.to_check()));
     checks.push(
-        preflight::check_concurrency(factory, &canary, recalls, preflight::burst_width(factory))
+        probe::check_concurrency(factory, &canary, recalls, probe::burst_width(factory))
             .await
             .to_check(),
     );
@@ -275,63 +240,6 @@ async fn check_reset(
     ))
 }
 
-/// The handshake result's shape.
-pub fn check_handshake(raw: &Value) -> Check {
-    let name = "handshake is well-formed";
-    let mut problems = Vec::new();
-    match raw.get("protocol").and_then(Value::as_str) {
-        Some(PROTOCOL_VERSION) => {}
-        Some(other) => problems.push(format!(
-            "protocol is `{other}`, expected `{PROTOCOL_VERSION}`"
-        )),
-        None => problems.push("no `protocol` string".to_string()),
-    }
-    match raw.get("name").and_then(Value::as_str) {
-        Some(name) if !name.trim().is_empty() => {}
-        _ => problems.push("no non-empty `name` string".to_string()),
-    }
-    if !matches!(
-        raw.get("version"),
-        None | Some(Value::Null | Value::String(_))
-    ) {
-        problems.push("`version` must be a string or null".to_string());
-    }
-    if !matches!(raw.get("settings"), None | Some(Value::Object(_))) {
-        problems.push("`settings` must be an object".to_string());
-    }
-    match raw.get("capabilities") {
-        Some(Value::Object(caps)) => {
-            match caps.get("query").and_then(Value::as_str) {
-                Some("answer" | "memories" | "both") => {}
-                _ => problems.push(
-                    "`capabilities.query` must be \"answer\", \"memories\" or \"both\"".to_string(),
-                ),
-            }
-            for key in ["flush", "sessions"] {
-                if !caps.get(key).is_some_and(Value::is_boolean) {
-                    problems.push(format!("`capabilities.{key}` must be a boolean"));
-                }
-            }
-        }
-        _ => problems.push("no `capabilities` object".to_string()),
-    }
-    if problems.is_empty() {
-        Check::pass(
-            name,
-            format!(
-                "{} {} ({})",
-                raw["name"].as_str().unwrap_or_default(),
-                raw.get("version")
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no version)"),
-                raw["capabilities"]
-            ),
-        )
-    } else {
-        Check::fail(name, problems.join("; "))
-    }
-}
-
 async fn check_unknown_method(factory: &RemoteFactory) -> Check {
     let name = "an unknown method gives error -32601";
     match factory.call("bemula_no_such_method", json!({})).await {
@@ -372,6 +280,7 @@ async fn check_malformed_params(factory: &RemoteFactory) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::system::remote::wire::PROTOCOL_VERSION;
 
     #[test]
     fn handshake_shape_is_checked() {

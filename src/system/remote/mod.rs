@@ -29,6 +29,7 @@ mod httpd;
 pub mod lines;
 pub mod loopback;
 pub mod preflight;
+pub mod probe;
 pub mod server;
 pub mod stdio;
 pub mod wire;
