@@ -2538,7 +2538,12 @@ mod tests {
                 .data(&data)
                 .report_dir(&reports)
                 .env_source(|_| None)
-                .run_with_args(Arguments::from_iter(["bemula", "--quiet"]));
+                .run_with_args(Arguments {
+                    quiet: true,
+                    // libtest's own lines go to a file, not into this test's output.
+                    logfile: Some(reports.with_extension("log").display().to_string()),
+                    ..Arguments::default()
+                });
             let summary = std::fs::read_to_string(reports.join("summary.json")).ok();
             (code, summary)
         };
