@@ -199,7 +199,9 @@ fn confusables_to_latin(text: &str) -> String {
 /// `AB positive`. The group must stand alone in upper case (`A-`, `O+`), so a hyphen
 /// inside a word (`O-ring`, `B-movie`) or a grade in lower case is left alone.
 fn spell_blood_groups(text: String) -> String {
-    if !text.contains(['+', '-']) {
+    // A group ends in `A`, `B` or `O` just before its sign.
+    let signed = |w: &[u8]| matches!(w, [b'A' | b'B' | b'O', b'+' | b'-']);
+    if !text.as_bytes().windows(2).any(signed) {
         return text;
     }
     let chars: Vec<char> = text.chars().collect();

@@ -510,7 +510,10 @@ fn join_spelled(tokens: &[String]) -> Option<Vec<String>> {
 /// The word joined from the tokens at the start of `tokens` (see [`join_spelled`]) and
 /// how many tokens it takes.
 fn joined_at(tokens: &[String]) -> Option<(String, usize)> {
-    let single = |t: &String| t.chars().count() == 1;
+    let single = |t: &String| {
+        let mut chars = t.chars();
+        chars.next().is_some() && chars.next().is_none()
+    };
     let short_number = |t: &String| t.len() <= 2 && t.chars().all(|c| c.is_ascii_digit());
     let run = tokens.iter().take_while(|t| single(t)).count();
     if run >= 3 {
@@ -881,9 +884,11 @@ fn numeric_date_at(chars: &[char], order: DateOrder) -> Option<(String, usize)> 
 fn split_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
+    // Each word is copied out at its exact length; `current` keeps its buffer.
     let flush = |current: &mut String, words: &mut Vec<String>| {
         if !current.is_empty() {
-            words.push(std::mem::take(current));
+            words.push(current.clone());
+            current.clear();
         }
     };
     let mut chars = text.chars().peekable();
