@@ -27,7 +27,7 @@
 use crate::answer::pass::{FastMap, MemoryIds};
 use crate::answer::{AnswerError, Answerer, ReadingCache};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
-use crate::judge::rule::normalize::Text;
+use crate::judge::rule::normalize::{Text, token_readings};
 use crate::system::Memory;
 use async_trait::async_trait;
 
@@ -124,7 +124,9 @@ pub(crate) struct PassIndex {
     article: Vec<bool>,
     /// Each memory's readings, by memory id.
     readings: Vec<Vec<Sequence>>,
-    /// Where each word occurs in the readings' tokens with articles, by word id.
+    /// Where each article occurs in the readings' tokens with articles, by word id:
+    /// runs are looked up there only when they are made of articles alone (any other
+    /// run is looked up without its articles), so other words' lists stay empty.
     full: Vec<Vec<Occurrence>>,
     /// Where each word occurs in the readings' tokens without articles, by word id.
     bare: Vec<Vec<Occurrence>>,
@@ -135,24 +137,29 @@ impl PassIndex {
     fn add(&mut self, memories: &[Memory]) -> Vec<u32> {
         let (ids, fresh) = self.ids.resolve(memories.iter().map(|m| m.text.as_str()));
         for id in fresh {
-            let text = Text::new(self.ids.text(id));
             let mut readings = Vec::new();
-            for (r, (tokens, _)) in text.reading_tokens().enumerate() {
+            // The readings of `Text::new`, whose tokens without articles this index
+            // works out from its own word ids.
+            for (r, tokens) in token_readings(self.ids.text(id)).into_iter().enumerate() {
                 let reading = u32::try_from(r).expect("a text has few readings");
-                let tokens: Box<[u32]> = tokens.iter().map(|t| self.word(t)).collect();
+                let tokens: Box<[u32]> = tokens.into_iter().map(|t| self.word(t)).collect();
                 let bare: Box<[u32]> = tokens
                     .iter()
                     .copied()
                     .filter(|&w| !self.article[w as usize])
                     .collect();
-                for (postings, words) in [(&mut self.full, &tokens), (&mut self.bare, &bare)] {
-                    for (at, &word) in words.iter().enumerate() {
-                        postings[word as usize].push(Occurrence {
-                            memory: id,
-                            reading,
-                            at: u32::try_from(at).expect("fewer than 2^32 words in a memory"),
-                        });
+                let occurrence = |at: usize| Occurrence {
+                    memory: id,
+                    reading,
+                    at: u32::try_from(at).expect("fewer than 2^32 words in a memory"),
+                };
+                for (at, &word) in tokens.iter().enumerate() {
+                    if self.article[word as usize] {
+                        self.full[word as usize].push(occurrence(at));
                     }
+                }
+                for (at, &word) in bare.iter().enumerate() {
+                    self.bare[word as usize].push(occurrence(at));
                 }
                 readings.push(Sequence { tokens, bare });
             }
@@ -162,13 +169,13 @@ impl PassIndex {
     }
 
     /// The id of a word, numbering it if it is new.
-    fn word(&mut self, token: &str) -> u32 {
-        if let Some(&id) = self.words.get(token) {
+    fn word(&mut self, token: String) -> u32 {
+        if let Some(&id) = self.words.get(&token) {
             return id;
         }
         let id = u32::try_from(self.words.len()).expect("fewer than 2^32 words in a pass");
-        self.words.insert(token.to_string(), id);
-        self.article.push(matches!(token, "a" | "an" | "the"));
+        self.article.push(matches!(token.as_str(), "a" | "an" | "the"));
+        self.words.insert(token, id);
         self.full.push(Vec::new());
         self.bare.push(Vec::new());
         id

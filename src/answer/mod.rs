@@ -447,29 +447,36 @@ enum Finder<'a> {
     Scan,
     Index {
         pass: &'a SentencesOfPass,
-        /// The place in reading order of each sentence of the pass, `u32::MAX` for
-        /// those not given to this question.
+        /// The place in reading order of each sentence of the pass where its memory is
+        /// first given to this question, `u32::MAX` for those not given.
         place: Vec<u32>,
+        /// The memories given again after their first place (a transcript may hold
+        /// the same exchange twice): the number of their first sentence in the pass,
+        /// their number of sentences, and the place of their first sentence there.
+        again: Vec<(usize, usize, u32)>,
     },
 }
 
 impl<'a> Finder<'a> {
-    /// A finder through `pass`'s index for the memories `ids` (in reading order), or a
-    /// scan when a memory is given twice (a sentence then has two places).
+    /// A finder through `pass`'s index for the memories `ids` (in reading order).
     fn new(pass: &'a SentencesOfPass, ids: &[u32]) -> Finder<'a> {
         let mut place = vec![u32::MAX; pass.count];
+        let mut again = Vec::new();
         let mut at = 0u32;
         for &id in ids {
             let first = pass.first[id as usize];
-            for slot in &mut place[first..first + pass.sentences[id as usize].len()] {
-                if *slot != u32::MAX {
-                    return Finder::Scan;
+            let count = pass.sentences[id as usize].len();
+            let slots = &mut place[first..first + count];
+            if slots.first().is_some_and(|&slot| slot != u32::MAX) {
+                again.push((first, count, at));
+            } else {
+                for (slot, p) in slots.iter_mut().zip(at..) {
+                    *slot = p;
                 }
-                *slot = at;
-                at += 1;
             }
+            at += u32::try_from(count).expect("fewer than 2^32 sentences");
         }
-        Finder::Index { pass, place }
+        Finder::Index { pass, place, again }
     }
 
     /// The places (ascending) of the sentences among `placed` that hold `term` itself
@@ -482,16 +489,20 @@ impl<'a> Finder<'a> {
                     if itself { c.has(term) } else { c.has_any(term) }
                 })
                 .collect(),
-            Finder::Index { pass, place } => {
+            Finder::Index { pass, place, again } => {
                 let postings = if itself { &pass.terms } else { &pass.reach };
-                let mut found: Vec<usize> = postings
-                    .get(term)
-                    .into_iter()
-                    .flatten()
-                    .map(|&n| place[n as usize])
-                    .filter(|&at| at != u32::MAX)
-                    .map(|at| at as usize)
-                    .collect();
+                let mut found: Vec<usize> = Vec::new();
+                for &n in postings.get(term).into_iter().flatten() {
+                    let n = n as usize;
+                    if place[n] != u32::MAX {
+                        found.push(place[n] as usize);
+                    }
+                    for &(first, count, at) in again {
+                        if (first..first + count).contains(&n) {
+                            found.push(at as usize + (n - first));
+                        }
+                    }
+                }
                 found.sort_unstable();
                 found
             }
@@ -1309,6 +1320,42 @@ mod tests {
         assert!(first[0][0].has("flowerpot"));
         let next_pass = SentencesOfPass::default().of([memory]);
         assert!(!Arc::ptr_eq(&first[0], &next_pass[0]));
+    }
+
+    #[test]
+    fn the_index_finds_a_memory_given_twice_at_both_places() {
+        let key = "User: the spare key is under the blue flowerpot. Assistant: Noted, the blue one!";
+        let texts = [
+            key,
+            "User: we painted the shed on Sunday.",
+            key,
+            "User: the shed is blue now. Assistant: A fresh look.",
+        ];
+        let mut pass = SentencesOfPass::default();
+        let ids = pass.add(texts);
+        let placed: Vec<Placed<'_>> = ids
+            .iter()
+            .enumerate()
+            .flat_map(|(memory, &id)| {
+                pass.sentences[id as usize].iter().map(move |candidate| Placed {
+                    memory,
+                    time: None,
+                    candidate,
+                })
+            })
+            .collect();
+        let index = Finder::new(&pass, &ids);
+        assert!(matches!(&index, Finder::Index { again, .. } if again.len() == 1));
+        assert_eq!(index.holding("flowerpot", true, &placed).len(), 2);
+        for term in ["blue", "key", "shed", "flowerpot", "sunday", "look", "absent"] {
+            for itself in [true, false] {
+                assert_eq!(
+                    index.holding(term, itself, &placed),
+                    Finder::Scan.holding(term, itself, &placed),
+                    "{term:?}, itself: {itself}"
+                );
+            }
+        }
     }
 
     #[tokio::test]

@@ -85,9 +85,15 @@ fn words(sentence: &str) -> Vec<Word<'_>> {
         }
         let end = chars.get(j).map_or(sentence.len(), |p| p.0);
         let text = &sentence[start..end];
+        let lower = text.to_lowercase();
         out.push(Word {
             text,
-            lower: text.to_lowercase().replace('\u{2019}', "'"),
+            // A copy with straight apostrophes only where there is a curly one.
+            lower: if lower.contains('\u{2019}') {
+                lower.replace('\u{2019}', "'")
+            } else {
+                lower
+            },
             start,
             end,
             joined: gap_clean,

@@ -21,13 +21,28 @@ use unicode_normalization::char::is_combining_mark;
 
 /// Folds `text` (see the module documentation). Case is kept: the caller lowers it.
 pub(crate) fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        fold_ascii(text)
+    } else {
+        fold_unicode(text)
+    }
+}
+
+/// [`fold`] of ASCII text, without the Unicode passes: ASCII is its own compatibility
+/// decomposition and holds no combining mark, format character or Cyrillic or Greek
+/// letter, and the backtick is its one character [`symbol`] maps.
+fn fold_ascii(text: &str) -> String {
+    spell_blood_groups(text.replace('`', "'"))
+}
+
+/// [`fold`] of any text.
+fn fold_unicode(text: &str) -> String {
     let plain: String = text
         .nfkd()
         .filter(|&c| !is_combining_mark(c) && !is_format(c))
         .flat_map(symbol)
         .collect();
-    let latin = confusables_to_latin(&plain);
-    spell_blood_groups(&latin)
+    spell_blood_groups(confusables_to_latin(&plain))
 }
 
 /// Whether `c` is an invisible format character (Unicode category Cf and the
@@ -183,7 +198,12 @@ fn confusables_to_latin(text: &str) -> String {
 /// Spells out blood groups written with a sign: `B-` → `B negative`, `AB+` →
 /// `AB positive`. The group must stand alone in upper case (`A-`, `O+`), so a hyphen
 /// inside a word (`O-ring`, `B-movie`) or a grade in lower case is left alone.
-fn spell_blood_groups(text: &str) -> String {
+fn spell_blood_groups(text: String) -> String {
+    // A group ends in `A`, `B` or `O` just before its sign.
+    let signed = |w: &[u8]| matches!(w, [b'A' | b'B' | b'O', b'+' | b'-']);
+    if !text.as_bytes().windows(2).any(signed) {
+        return text;
+    }
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;

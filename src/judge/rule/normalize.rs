@@ -45,6 +45,7 @@
 
 use super::fold::fold;
 use crate::text::{MONTHS, NUMBERS_UNDER_TWENTY, TENS};
+use std::borrow::Cow;
 
 /// One reading of a text: its tokens, with and without articles.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,38 +90,12 @@ pub(crate) fn is_title(token: &str) -> bool {
 impl Text {
     /// Normalises `text`.
     pub(crate) fn new(text: &str) -> Text {
-        let lowered = lower(text);
-        let iso = rewrite_iso_dates(&lowered);
-        let month_first = rewrite_numeric_dates(&iso, DateOrder::MonthFirst);
-        let mut sequences = vec![tokens_after_dates(&month_first)];
-        let day_first = rewrite_numeric_dates(&iso, DateOrder::DayFirst);
-        // Without an ambiguous numeric date the day-first reading is the main one (and
-        // so is everything read from it): it is only worked out when it differs.
-        if day_first != month_first {
-            sequences.push(tokens_after_dates(&day_first));
+        Text {
+            readings: token_readings(text)
+                .into_iter()
+                .map(Reading::new)
+                .collect(),
         }
-        if let Some(unhyphenated) = join_hyphenated(&lowered) {
-            sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
-        }
-        if let Some(arabic) = roman_numerals(text) {
-            sequences.push(tokens_of(&lower(&arabic), DateOrder::MonthFirst));
-        }
-        let joined: Vec<Vec<String>> = sequences
-            .iter()
-            .filter_map(|t| join_spelled(t))
-            .map(|t| dates(&t))
-            .collect();
-        sequences.extend(joined);
-        let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
-        sequences.extend(singular);
-        let mut readings: Vec<Reading> = Vec::with_capacity(sequences.len());
-        for tokens in sequences {
-            let reading = Reading::new(tokens);
-            if !readings.contains(&reading) {
-                readings.push(reading);
-            }
-        }
-        Text { readings }
     }
 
     /// Normalises a value (a gold or a leak value): like [`Text::new`], with a further
@@ -180,11 +155,53 @@ impl Text {
     }
 }
 
+/// The tokens of each reading of `text` (see the module documentation), main reading
+/// first, without duplicates: what [`Text::new`] reads, without the readings' tokens
+/// without articles.
+pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
+    let lowered = lower(text);
+    let iso = rewrite_iso_dates(&lowered);
+    let month_first = rewrite_numeric_dates(&iso, DateOrder::MonthFirst);
+    let mut sequences = vec![tokens_after_dates(&month_first)];
+    let day_first = rewrite_numeric_dates(&iso, DateOrder::DayFirst);
+    // Without an ambiguous numeric date the day-first reading is the main one (and
+    // so is everything read from it): it is only worked out when it differs.
+    if day_first != month_first {
+        sequences.push(tokens_after_dates(&day_first));
+    }
+    if let Some(unhyphenated) = join_hyphenated(&lowered) {
+        sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
+    }
+    if let Some(arabic) = roman_numerals(text) {
+        sequences.push(tokens_of(&lower(&arabic), DateOrder::MonthFirst));
+    }
+    let joined: Vec<Vec<String>> = sequences
+        .iter()
+        .filter_map(|t| join_spelled(t))
+        .map(dates)
+        .collect();
+    sequences.extend(joined);
+    let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
+    sequences.extend(singular);
+    let mut distinct: Vec<Vec<String>> = Vec::with_capacity(sequences.len());
+    for tokens in sequences {
+        if !distinct.contains(&tokens) {
+            distinct.push(tokens);
+        }
+    }
+    distinct
+}
+
 /// `text` with its Roman numerals written in digits (`Chapter XII` → `Chapter 12`), if
 /// it has any: words of two or more capital letters `IVXLCDM` in canonical form
 /// (`XIV`, never `IIII`). A reading of its own, so a text keeps its letters too
 /// (`MD` stays a title in the main reading).
 fn roman_numerals(text: &str) -> Option<String> {
+    // A numeral is a word of two or more of these capitals: none without two in a row.
+    let numeral = |b: &u8| b"IVXLCDM".contains(b);
+    if !text.as_bytes().windows(2).any(|w| numeral(&w[0]) && numeral(&w[1])) {
+        return None;
+    }
     let mut changed = false;
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
@@ -289,13 +306,20 @@ enum DateOrder {
 /// Unicode-folded, lower-cased text with `a.m.`/`p.m.` joined and clock times in one
 /// form.
 fn lower(text: &str) -> String {
-    let lowered = fold(&vulgar_fractions(text))
-        .to_lowercase()
-        .replace("a.m.", "am")
-        .replace("p.m.", "pm")
-        .replace("a.m", "am")
-        .replace("p.m", "pm");
-    rewrite_times(&lowered)
+    let mut lowered = if text.is_ascii() {
+        // ASCII holds no vulgar fraction, folds to ASCII, and lowers letter by letter.
+        let mut folded = fold(text);
+        folded.make_ascii_lowercase();
+        folded
+    } else {
+        fold(&vulgar_fractions(text)).to_lowercase()
+    };
+    for (from, to) in [("a.m.", "am"), ("p.m.", "pm"), ("a.m", "am"), ("p.m", "pm")] {
+        if lowered.contains(from) {
+            lowered = lowered.replace(from, to);
+        }
+    }
+    rewrite_times(lowered)
 }
 
 /// Vulgar fractions as decimals: `10½` → `10.5`, `¾` → `0.75`.
@@ -333,17 +357,23 @@ fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
 /// The tokens of lowered text whose numeric dates are already rewritten.
 fn tokens_after_dates(numeric: &str) -> Vec<String> {
     let words = split_words(numeric);
-    let expanded: Vec<String> = words.iter().flat_map(|w| expand(w)).collect();
-    let numbered = numbers(&expanded);
-    frequencies(&durations(&dates(&numbered)))
+    let mut expanded = Vec::with_capacity(words.len());
+    for word in words {
+        expand(word, &mut expanded);
+    }
+    frequencies(durations(dates(numbers(expanded))))
 }
 
 /// Lengths of time in one form: hours and minutes (`7 hours 30 minutes`, `7 hrs and
 /// 30 mins`, `7 hours and a half`, `an hour and a half`) become hours, with a quarter,
 /// half or three quarters as a decimal (`7.5 hours`); other minutes stay beside the
 /// hours (`7 hours 10 minutes`).
-fn durations(tokens: &[String]) -> Vec<String> {
+fn durations(tokens: Vec<String>) -> Vec<String> {
     let hour = |t: &str| matches!(t, "hour" | "hours" | "hr" | "hrs" | "h");
+    // Every rewrite starts at a count of hours.
+    if !tokens.iter().any(|t| hour(t)) {
+        return tokens;
+    }
     let minute = |t: &str| matches!(t, "minute" | "minutes" | "min" | "mins");
     let at = |i: usize| tokens.get(i).map(String::as_str).unwrap_or("");
     let mut out = Vec::with_capacity(tokens.len());
@@ -410,7 +440,7 @@ fn durations(tokens: &[String]) -> Vec<String> {
 
 /// Rates in one form: `each week`, `every week`, `a week`, `weekly` and `per week` all
 /// become `per week` (also day, month, year; `annually` is `per year`).
-fn frequencies(tokens: &[String]) -> Vec<String> {
+fn frequencies(mut tokens: Vec<String>) -> Vec<String> {
     const UNITS: [&str; 6] = ["day", "week", "month", "year", "night", "hour"];
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
@@ -430,13 +460,16 @@ fn frequencies(tokens: &[String]) -> Vec<String> {
             continue;
         }
         if matches!(tokens[i].as_str(), "each" | "every" | "per" | "a" | "an")
-            && let Some(unit) = tokens.get(i + 1).filter(|u| UNITS.contains(&u.as_str()))
+            && tokens
+                .get(i + 1)
+                .is_some_and(|u| UNITS.contains(&u.as_str()))
         {
-            out.extend(["per".to_string(), unit.clone()]);
+            out.extend(["per".to_string(), std::mem::take(&mut tokens[i + 1])]);
             i += 2;
             continue;
         }
-        out.push(tokens[i].clone());
+        // No later step reads a token before `i + 1`: the token can be moved out.
+        out.push(std::mem::take(&mut tokens[i]));
         i += 1;
     }
     out
@@ -445,6 +478,9 @@ fn frequencies(tokens: &[String]) -> Vec<String> {
 /// The text with hyphens between letters removed (`riza-triptan` → `rizatriptan`);
 /// `None` when it has none.
 fn join_hyphenated(lowered: &str) -> Option<String> {
+    if !lowered.contains('-') {
+        return None;
+    }
     let chars: Vec<char> = lowered.chars().collect();
     let mut out = String::with_capacity(lowered.len());
     let mut changed = false;
@@ -467,106 +503,112 @@ fn join_hyphenated(lowered: &str) -> Option<String> {
 /// at most two digits making at least three digits. `None` when nothing is joined.
 fn join_spelled(tokens: &[String]) -> Option<Vec<String>> {
     let spoken = spoken_years(tokens);
-    let year_joined = spoken.is_some();
     let tokens: &[String] = spoken.as_deref().unwrap_or(tokens);
-    let single = |t: &String| t.chars().count() == 1;
+    rewrite_runs(tokens, joined_at).or(spoken)
+}
+
+/// The word joined from the tokens at the start of `tokens` (see [`join_spelled`]) and
+/// how many tokens it takes.
+fn joined_at(tokens: &[String]) -> Option<(String, usize)> {
+    let single = |t: &String| {
+        let mut chars = t.chars();
+        chars.next().is_some() && chars.next().is_none()
+    };
     let short_number = |t: &String| t.len() <= 2 && t.chars().all(|c| c.is_ascii_digit());
-    let mut out = Vec::with_capacity(tokens.len());
-    let mut changed = false;
+    let run = tokens.iter().take_while(|t| single(t)).count();
+    if run >= 3 {
+        return Some((tokens[..run].concat(), run));
+    }
+    if tokens[0].chars().all(|c| c.is_ascii_digit())
+        && tokens
+            .get(1)
+            .is_some_and(|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_alphabetic()))
+        && tokens.get(2).is_none_or(|t| !single(t))
+    {
+        // 403(b), 221 B
+        return Some((format!("{}{}", tokens[0], tokens[1]), 2));
+    }
+    let numbers = tokens.iter().take_while(|t| short_number(t)).count();
+    let digits: usize = tokens[..numbers].iter().map(String::len).sum();
+    (numbers >= 2 && digits >= 3).then(|| (tokens[..numbers].concat(), numbers))
+}
+
+/// `tokens` with each run that `at` reads (at the start of the tokens from a place on)
+/// replaced by the word it makes, reading on after the run; `None` when `at` reads
+/// none. The tokens are copied only once a run is found.
+fn rewrite_runs(
+    tokens: &[String],
+    at: impl Fn(&[String]) -> Option<(String, usize)>,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    // The tokens before `copied` are in `out`, as they are or as the word they make.
+    let mut copied = 0;
     let mut i = 0;
     while i < tokens.len() {
-        let run = tokens[i..].iter().take_while(|t| single(t)).count();
-        if run >= 3 {
-            out.push(tokens[i..i + run].concat());
-            changed = true;
-            i += run;
-            continue;
+        match at(&tokens[i..]) {
+            Some((word, len)) => {
+                out.extend_from_slice(&tokens[copied..i]);
+                out.push(word);
+                i += len;
+                copied = i;
+            }
+            None => i += 1,
         }
-        if tokens[i].chars().all(|c| c.is_ascii_digit())
-            && tokens
-                .get(i + 1)
-                .is_some_and(|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_alphabetic()))
-            && tokens.get(i + 2).is_none_or(|t| !single(t))
-        {
-            // 403(b), 221 B
-            out.push(format!("{}{}", tokens[i], tokens[i + 1]));
-            changed = true;
-            i += 2;
-            continue;
-        }
-        let numbers = tokens[i..].iter().take_while(|t| short_number(t)).count();
-        let digits: usize = tokens[i..i + numbers].iter().map(String::len).sum();
-        if numbers >= 2 && digits >= 3 {
-            out.push(tokens[i..i + numbers].concat());
-            changed = true;
-            i += numbers;
-            continue;
-        }
-        out.push(tokens[i].clone());
-        i += 1;
     }
-    (changed || year_joined).then_some(out)
+    if copied == 0 {
+        return None;
+    }
+    out.extend_from_slice(&tokens[copied..]);
+    Some(out)
 }
 
 /// Years said as two numbers (`nineteen ninety-one` → `19 91` → `1991`, `twenty
 /// twenty-four`): a number from 10 to 20 followed by a two-digit number, or by `0` and
 /// a digit (`nineteen oh five`). `None` when there is none.
 fn spoken_years(tokens: &[String]) -> Option<Vec<String>> {
+    rewrite_runs(tokens, spoken_year_at)
+}
+
+/// The year said as two numbers at the start of `tokens` (see [`spoken_years`]) and
+/// how many tokens it takes.
+fn spoken_year_at(tokens: &[String]) -> Option<(String, usize)> {
     let century = |t: &str| t.len() == 2 && t.parse::<u32>().is_ok_and(|n| (10..=20).contains(&n));
     let two_digits = |t: &str| t.len() == 2 && t.chars().all(|c| c.is_ascii_digit());
-    let mut out = Vec::with_capacity(tokens.len());
-    let mut changed = false;
-    let mut i = 0;
-    while i < tokens.len() {
-        let next = tokens.get(i + 1).map(String::as_str);
-        let after = tokens.get(i + 2).map(String::as_str);
-        if century(&tokens[i]) {
-            if let Some(n) = next.filter(|n| two_digits(n)) {
-                out.push(format!("{}{n}", tokens[i]));
-                changed = true;
-                i += 2;
-                continue;
-            }
-            if next == Some("0")
-                && let Some(d) =
-                    after.filter(|d| d.len() == 1 && d.chars().all(|c| c.is_ascii_digit()))
-            {
-                out.push(format!("{}0{d}", tokens[i]));
-                changed = true;
-                i += 3;
-                continue;
-            }
-        }
-        out.push(tokens[i].clone());
-        i += 1;
+    let first = &tokens[0];
+    if !century(first) {
+        return None;
     }
-    changed.then_some(out)
+    let next = tokens.get(1).map(String::as_str);
+    let after = tokens.get(2).map(String::as_str);
+    if let Some(n) = next.filter(|n| two_digits(n)) {
+        return Some((format!("{first}{n}"), 2));
+    }
+    if next == Some("0")
+        && let Some(d) = after.filter(|d| d.len() == 1 && d.chars().all(|c| c.is_ascii_digit()))
+    {
+        return Some((format!("{first}0{d}"), 3));
+    }
+    None
 }
 
 /// The reading with plural nouns in the singular (`penicillins` → `penicillin`,
 /// `allergies` → `allergy`); `None` when no word changes. Words of three letters or
 /// fewer and words ending in `ss`, `us` or `is` are kept.
 fn singular(tokens: &[String]) -> Option<Vec<String>> {
-    let mut changed = false;
-    let out = tokens
-        .iter()
-        .map(|t| {
-            let alphabetic = t.chars().all(|c| c.is_ascii_alphabetic());
-            if !alphabetic || t.len() <= 3 || ["ss", "us", "is"].iter().any(|e| t.ends_with(e)) {
-                return t.clone();
-            }
-            let stem = if let Some(stem) = t.strip_suffix("ies") {
-                format!("{stem}y")
-            } else if let Some(stem) = t.strip_suffix('s') {
-                stem.to_string()
-            } else {
-                return t.clone();
-            };
-            changed = true;
-            stem
-        })
-        .collect();
-    changed.then_some(out)
+    rewrite_runs(tokens, |at| singular_of(&at[0]).map(|stem| (stem, 1)))
+}
+
+/// The singular of a plural noun (see [`singular`]); `None` for any other word.
+fn singular_of(t: &str) -> Option<String> {
+    let alphabetic = t.chars().all(|c| c.is_ascii_alphabetic());
+    if !alphabetic || t.len() <= 3 || ["ss", "us", "is"].iter().any(|e| t.ends_with(e)) {
+        return None;
+    }
+    if let Some(stem) = t.strip_suffix("ies") {
+        Some(format!("{stem}y"))
+    } else {
+        t.strip_suffix('s').map(str::to_string)
+    }
 }
 
 /// Words after a clock time that say which part of the day it is.
@@ -583,9 +625,17 @@ const EVENING: [&str; 5] = [
 /// of the day from a following `am`/`pm` or phrase, or from a 24-hour clock (`18:15`,
 /// `06:15`, `00:30`). A time with nothing to tell the part of the day keeps its
 /// numbers only.
-fn rewrite_times(text: &str) -> String {
+fn rewrite_times(text: String) -> String {
+    // A time starts at a digit, and is followed by a colon or by a phrase naming the
+    // part of the day: every such phrase holds one of these words.
+    let phrase = ["morning", "afternoon", "evening", "night"];
+    if !text.bytes().any(|b| b.is_ascii_digit())
+        || !text.contains(':') && !phrase.iter().any(|p| text.contains(p))
+    {
+        return text;
+    }
     rewrite_at_words(
-        text,
+        &text,
         |_| true,
         |chars| time_at(chars).or_else(|| hour_at(chars)),
     )
@@ -678,8 +728,19 @@ fn hour_at(chars: &[char]) -> Option<(String, usize)> {
 
 /// Rewrites `YYYY-MM`, `YYYY-MM-DD` (or with `/`) standing alone into
 /// `YYYY monthname [D]`.
-fn rewrite_iso_dates(text: &str) -> String {
-    rewrite_at_words(text, |_| true, iso_date_at)
+fn rewrite_iso_dates(text: &str) -> Cow<'_, str> {
+    if !digit_before_separator(text) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(rewrite_at_words(text, |_| true, iso_date_at))
+}
+
+/// Whether `text` has an ASCII digit followed by `/` or `-`, as every ISO or numeric
+/// date does.
+fn digit_before_separator(text: &str) -> bool {
+    text.as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_digit() && matches!(w[1], b'/' | b'-'))
 }
 
 /// Rewrites `text` wherever `at` reads something at the start of a word (a position
@@ -755,12 +816,15 @@ fn iso_date_at(chars: &[char]) -> Option<(String, usize)> {
 /// Rewrites numeric dates standing alone into words: `M/D/YYYY` (or with `-`, and
 /// two-digit years), read day first when the first number cannot be a month or when
 /// `order` says so and the day and month could be swapped; and `M/YYYY`.
-fn rewrite_numeric_dates(text: &str, order: DateOrder) -> String {
-    rewrite_at_words(
+fn rewrite_numeric_dates(text: &str, order: DateOrder) -> Cow<'_, str> {
+    if !digit_before_separator(text) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(rewrite_at_words(
         text,
         |before| before != '/',
         |chars| numeric_date_at(chars, order),
-    )
+    ))
 }
 
 /// A numeric date at the start of `chars`: the replacement and the length read.
@@ -818,17 +882,19 @@ fn numeric_date_at(chars: &[char], order: DateOrder) -> Option<(String, usize)> 
 /// joining digit groups (`3,500`) and decimals (`3.5`); `%` becomes `percent` and `&`
 /// becomes `and`.
 fn split_words(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
+    // Each word is copied out at its exact length; `current` keeps its buffer.
     let flush = |current: &mut String, words: &mut Vec<String>| {
         if !current.is_empty() {
-            words.push(std::mem::take(current));
+            words.push(current.clone());
+            current.clear();
         }
     };
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = if i > 0 { chars[i - 1] } else { ' ' };
-        let next = chars.get(i + 1).copied().unwrap_or(' ');
+    let mut chars = text.chars().peekable();
+    let mut prev = ' ';
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied().unwrap_or(' ');
         if c.is_alphanumeric() {
             current.push(c);
         } else if c == ',' && prev.is_ascii_digit() && next.is_ascii_digit() && !current.is_empty()
@@ -847,43 +913,50 @@ fn split_words(text: &str) -> Vec<String> {
                 _ => {}
             }
         }
+        prev = c;
     }
     flush(&mut current, &mut words);
     words
 }
 
-/// Expands one word: contractions, possessives, ordinal suffixes.
-fn expand(word: &str) -> Vec<String> {
-    let owned = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
-    if let Some(word) = abbreviation(word) {
-        return vec![word.to_string()];
+/// Expands one word into `out`: contractions, possessives, ordinal suffixes.
+fn expand(word: String, out: &mut Vec<String>) {
+    if let Some(word) = abbreviation(&word) {
+        out.push(word.to_string());
+        return;
     }
-    if let Some(parts) = split_number_suffix(word) {
-        return parts;
+    if let Some(parts) = split_number_suffix(&word) {
+        out.extend(parts);
+        return;
     }
-    match word {
-        "can't" | "cannot" | "cant" => return owned(&["can", "not"]),
-        "won't" => return owned(&["will", "not"]),
-        "shan't" => return owned(&["shall", "not"]),
-        "ain't" => return owned(&["is", "not"]),
-        "let's" => return owned(&["let", "us"]),
-        "dont" => return owned(&["do", "not"]),
-        "doesnt" => return owned(&["does", "not"]),
-        "didnt" => return owned(&["did", "not"]),
-        "couldnt" => return owned(&["could", "not"]),
-        "wouldnt" => return owned(&["would", "not"]),
-        "shouldnt" => return owned(&["should", "not"]),
-        "isnt" => return owned(&["is", "not"]),
-        "wasnt" => return owned(&["was", "not"]),
-        "arent" => return owned(&["are", "not"]),
-        "werent" => return owned(&["were", "not"]),
-        "havent" => return owned(&["have", "not"]),
-        "hasnt" => return owned(&["has", "not"]),
-        "hadnt" => return owned(&["had", "not"]),
-        _ => {}
+    let contraction = match word.as_str() {
+        "can't" | "cannot" | "cant" => Some(["can", "not"]),
+        "won't" => Some(["will", "not"]),
+        "shan't" => Some(["shall", "not"]),
+        "ain't" => Some(["is", "not"]),
+        "let's" => Some(["let", "us"]),
+        "dont" => Some(["do", "not"]),
+        "doesnt" => Some(["does", "not"]),
+        "didnt" => Some(["did", "not"]),
+        "couldnt" => Some(["could", "not"]),
+        "wouldnt" => Some(["would", "not"]),
+        "shouldnt" => Some(["should", "not"]),
+        "isnt" => Some(["is", "not"]),
+        "wasnt" => Some(["was", "not"]),
+        "arent" => Some(["are", "not"]),
+        "werent" => Some(["were", "not"]),
+        "havent" => Some(["have", "not"]),
+        "hasnt" => Some(["has", "not"]),
+        "hadnt" => Some(["had", "not"]),
+        _ => None,
+    };
+    if let Some(parts) = contraction {
+        out.extend(parts.map(str::to_string));
+        return;
     }
     if let Some(stem) = word.strip_suffix("n't") {
-        return vec![stem.to_string(), "not".to_string()];
+        out.extend([stem.to_string(), "not".to_string()]);
+        return;
     }
     if let Some((stem, suffix)) = word.split_once('\'') {
         let tail = match suffix {
@@ -897,19 +970,19 @@ fn expand(word: &str) -> Vec<String> {
             // and whatever follows as separate words.
             "s" => None,
             other => {
-                let mut parts = vec![stem.to_string()];
-                parts.extend(other.split('\'').map(str::to_string));
-                return parts;
+                out.push(stem.to_string());
+                out.extend(other.split('\'').map(str::to_string));
+                return;
             }
         };
-        let mut parts = vec![stem.to_string()];
-        parts.extend(tail.map(str::to_string));
-        return parts;
+        out.push(stem.to_string());
+        out.extend(tail.map(str::to_string));
+        return;
     }
-    if let Some(number) = strip_ordinal_suffix(word) {
-        return vec![number];
+    match strip_ordinal_suffix(&word) {
+        Some(number) => out.push(number),
+        None => out.push(word),
     }
-    vec![word.to_string()]
 }
 
 /// The word an abbreviation stands for; `doctor`, `drive` and `dr` all read `dr`,
@@ -1095,7 +1168,7 @@ fn decimal_digits(tokens: &[String]) -> (String, usize) {
 
 /// Replaces runs of number words by their value in digits, and a number followed by a
 /// scale word by the product (`68 thousand` → `68000`, `1.2 million` → `1200000`).
-fn numbers(tokens: &[String]) -> Vec<String> {
+fn numbers(mut tokens: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -1159,12 +1232,13 @@ fn numbers(tokens: &[String]) -> Vec<String> {
                 i += len;
             }
             None => {
-                out.push(tokens[i].clone());
+                // No later step reads a token before `i + 1`: the token can be moved out.
+                out.push(std::mem::take(&mut tokens[i]));
                 i += 1;
             }
         }
     }
-    spoken_times(&out)
+    spoken_times(out)
 }
 
 fn is_digits(token: &str) -> bool {
@@ -1175,7 +1249,7 @@ fn is_digits(token: &str) -> bool {
 /// 7`, `10 to 6`, `5 past 7`, with minutes of 5, 10, 20 or 25 (or quarter, half) and an
 /// hour of 1 to 12, ending the clause or followed by the part of the day
 /// (`in the morning`, `at night`, `am`). `10 to 12 people` is not a time.
-fn spoken_times(tokens: &[String]) -> Vec<String> {
+fn spoken_times(mut tokens: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
@@ -1183,7 +1257,8 @@ fn spoken_times(tokens: &[String]) -> Vec<String> {
             out.extend(replacement);
             i += len;
         } else {
-            out.push(tokens[i].clone());
+            // No later step reads a token before `i + 1`: the token can be moved out.
+            out.push(std::mem::take(&mut tokens[i]));
             i += 1;
         }
     }
@@ -1365,7 +1440,11 @@ fn year_of(token: Option<&String>) -> Option<&String> {
 }
 
 /// Puts dates written with month names into the order `year month day`.
-fn dates(tokens: &[String]) -> Vec<String> {
+fn dates(tokens: Vec<String>) -> Vec<String> {
+    // Every date rewritten here names a month.
+    if !tokens.iter().any(|t| month_of(t).is_some()) {
+        return tokens;
+    }
     let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     let at = |j: usize| tokens.get(j);
