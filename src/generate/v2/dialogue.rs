@@ -14,23 +14,50 @@ use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
+use once_cell::sync::Lazy;
 use std::collections::HashSet;
 
-/// The user sentences already said in a session, in the normal form that
+/// What a session has said so far: its user sentences, in the normal form that
 /// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
-/// sentence), and the parts of composed sentences used so far.
-pub type Used = HashSet<String>;
+/// sentence), the parts of composed user sentences, and the parts of assistant
+/// replies. Parts are entries of the inventories, kept by their text.
+#[derive(Default)]
+pub struct Used {
+    sentences: HashSet<String>,
+    parts: HashSet<&'static str>,
+    assistant_parts: HashSet<&'static str>,
+}
+
+impl Used {
+    /// Nothing said yet.
+    pub fn new() -> Used {
+        Used::default()
+    }
+}
 
 /// Whether no sentence of `text` has been said in the session.
 pub(crate) fn unheard(used: &Used, text: &str) -> bool {
-    sentences(text).iter().all(|x| !used.contains(&normal(x)))
+    sentences(text)
+        .iter()
+        .all(|x| !used.sentences.contains(&normal(x)))
 }
 
 /// Records the sentences of `text` as said in the session.
 pub(crate) fn hear(used: &mut Used, text: &str) {
     for x in sentences(text) {
-        used.insert(normal(x));
+        used.sentences.insert(normal(x));
     }
+}
+
+/// Records the sentences of `text` unless one of them was said already; returns
+/// whether it did ([`unheard`] then [`hear`], normalising each sentence once).
+fn hear_if_unheard(used: &mut Used, text: &str) -> bool {
+    let normals: Vec<String> = sentences(text).into_iter().map(normal).collect();
+    if normals.iter().any(|x| used.sentences.contains(x)) {
+        return false;
+    }
+    used.sentences.extend(normals);
+    true
 }
 
 /// The sentences of a text: split after `.`, `!` or `?` followed by a space.
@@ -61,22 +88,20 @@ fn fresh(
 ) -> Option<String> {
     for _ in 0..30 {
         let s = make(rng, used);
-        if !s.is_empty() && unheard(used, &s) {
-            hear(used, &s);
+        if !s.is_empty() && hear_if_unheard(used, &s) {
             return Some(s);
         }
     }
     None
 }
 
-/// Whether a part of a composed sentence was used in the session already (parts
-/// are kept in the same set as sentences, marked so that they never equal one).
+/// Whether a part of a composed sentence was used in the session already.
 fn part_used(used: &Used, part: &str) -> bool {
-    used.contains(&format!("\u{1}{part}"))
+    used.parts.contains(part)
 }
 
-fn mark_part(used: &mut Used, part: &str) {
-    used.insert(format!("\u{1}{part}"));
+fn mark_part(used: &mut Used, part: &'static str) {
+    used.parts.insert(part);
 }
 
 fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) -> String {
@@ -108,7 +133,7 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
 /// "this" (a pronoun for whatever the conversation is on).
 fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
     let talk = &data().talk;
-    let mut parts = (String::new(), String::new());
+    let mut parts = ("", "");
     let ask = fresh(rng, used, |rng, used| {
         let frame = rng.text(&talk.ask_frames);
         let constraint = rng.text(&talk.constraints);
@@ -116,7 +141,7 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
         if (part_used(used, frame) || part_used(used, constraint)) && !rng.chance(1, 8) {
             return String::new();
         }
-        parts = (frame.to_string(), constraint.to_string());
+        parts = (frame, constraint);
         // The topic by name, or by a pronoun once the conversation is on it.
         let topic = match topic {
             Some(topic) if !rng.chance(2, 5) => topic.to_string(),
@@ -130,8 +155,8 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
     })
     .unwrap_or_default();
     if !ask.is_empty() {
-        mark_part(used, &parts.0);
-        mark_part(used, &parts.1);
+        mark_part(used, parts.0);
+        mark_part(used, parts.1);
     }
     ask
 }
@@ -145,7 +170,7 @@ const DELETION_HAPPENING_ODDS: usize = 25;
 /// `deletion_words`, now and then one told with a deletion word in another sense.
 fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
     let talk = &data().talk;
-    let mut parts = (String::new(), String::new());
+    let mut parts = ("", "");
     let happened = fresh(rng, used, |rng, used| {
         let time = rng.text(&talk.times);
         let happening = if deletion_words && rng.chance(1, DELETION_HAPPENING_ODDS) {
@@ -156,7 +181,7 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         if (part_used(used, time) || part_used(used, happening)) && !rng.chance(1, 8) {
             return String::new();
         }
-        parts = (time.to_string(), happening.to_string());
+        parts = (time, happening);
         // Someone else did it, now and then (past tense agrees with any subject).
         let happening = match happening.strip_prefix("I ") {
             Some(rest)
@@ -170,8 +195,8 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
     })
     .unwrap_or_default();
     if !happened.is_empty() {
-        mark_part(used, &parts.0);
-        mark_part(used, &parts.1);
+        mark_part(used, parts.0);
+        mark_part(used, parts.1);
     }
     let feeling = if !happened.is_empty() && rng.chance(2, 5) {
         fresh(rng, used, |rng, _| rng.text(&talk.feelings).to_string()).unwrap_or_default()
@@ -193,8 +218,7 @@ fn user_fallback(rng: &mut Rng, used: &mut Used) -> String {
     for time in &times {
         for happening in &happenings {
             let s = format!("{time}, {happening}.");
-            if unheard(used, &s) {
-                hear(used, &s);
+            if hear_if_unheard(used, &s) {
                 return s;
             }
         }
@@ -219,26 +243,34 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     .unwrap_or_default()
 }
 
-/// The part of a reaction after its interjection, to mark it used.
-fn reaction_core(reaction: &str) -> Option<&'static String> {
+/// The reactions in lower case, in the inventory's order.
+static LOWER_REACTIONS: Lazy<Vec<String>> =
+    Lazy::new(|| data().talk.reactions.iter().map(|r| r.to_lowercase()).collect());
+
+/// The part of a reaction after its interjection, to mark it used: the first
+/// reaction that ends it, ignoring case.
+fn reaction_core(reaction: &str) -> Option<&'static str> {
+    let reaction = reaction.to_lowercase();
     data()
         .talk
         .reactions
         .iter()
-        .find(|r| reaction.to_lowercase().ends_with(&r.to_lowercase()))
+        .zip(LOWER_REACTIONS.iter())
+        .find(|(_, lower)| reaction.ends_with(lower.as_str()))
+        .map(|(r, _)| r.as_str())
 }
 
 /// One entry of `list` the assistant has not used in the session yet, if one turns
 /// up within a few draws (else any); marks it used.
-fn assistant_part<'a>(rng: &mut Rng, used: &mut Used, list: &'a [String]) -> &'a str {
+fn assistant_part(rng: &mut Rng, used: &mut Used, list: &'static [String]) -> &'static str {
     let mut pick = rng.text(list);
     for _ in 0..6 {
-        if !used.contains(&format!("\u{2}{pick}")) {
+        if !used.assistant_parts.contains(pick) {
             break;
         }
         pick = rng.text(list);
     }
-    used.insert(format!("\u{2}{pick}"));
+    used.assistant_parts.insert(pick);
     pick
 }
 
