@@ -58,7 +58,7 @@ pub fn lower_first(text: &str) -> String {
 
 /// Joins sentences with single spaces, skipping empty ones.
 pub fn join(parts: &[&str]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
     for p in parts.iter().filter(|p| !p.is_empty()) {
         if !out.is_empty() {
             out.push(' ');

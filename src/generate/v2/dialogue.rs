@@ -16,7 +16,7 @@ use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
 use once_cell::sync::Lazy;
 use rustc_hash::FxHashSet;
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 /// What a session has said so far: its user sentences, in the normal form that
 /// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
@@ -40,9 +40,7 @@ impl Used {
 
 /// Whether no sentence of `text` has been said in the session.
 pub(crate) fn unheard(used: &Used, text: &str) -> bool {
-    sentences(text)
-        .iter()
-        .all(|x| !used.sentences.contains(&normal(x)))
+    sentences(text).all(|x| !used.sentences.contains(&normal(x)))
 }
 
 /// Records the sentences of `text` as said in the session.
@@ -53,32 +51,40 @@ pub(crate) fn hear(used: &mut Used, text: &str) {
 }
 
 /// Records the sentences of `text` unless one of them was said already; returns
-/// whether it did ([`unheard`] then [`hear`], normalising each sentence once).
+/// whether it did ([`unheard`] then [`hear`], normalising each sentence once and
+/// stopping at the first one said).
 fn hear_if_unheard(used: &mut Used, text: &str) -> bool {
-    let normals: Vec<String> = sentences(text).into_iter().map(normal).collect();
-    if normals.iter().any(|x| used.sentences.contains(x)) {
-        return false;
+    let mut normals = Vec::new();
+    for x in sentences(text) {
+        let x = normal(x);
+        if used.sentences.contains(&x) {
+            return false;
+        }
+        normals.push(x);
     }
     used.sentences.extend(normals);
     true
 }
 
-/// The sentences of a text: split after `.`, `!` or `?` followed by a space.
-pub fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = text.as_bytes();
-    for i in 0..bytes.len() {
-        if matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1) == Some(&b' ') {
-            out.push(text[start..=i].trim());
-            start = i + 1;
-        }
-    }
-    let rest = text[start..].trim();
-    if !rest.is_empty() {
-        out.push(rest);
-    }
-    out
+/// The sentences of a text: split after `.`, `!` or `?` followed by a space, each
+/// trimmed; a last piece of spaces only is none.
+pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let end = rest
+            .as_bytes()
+            .windows(2)
+            .position(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1] == b' ');
+        let sentence = match end {
+            Some(i) => {
+                let sentence = &rest[..=i];
+                rest = &rest[i + 1..];
+                sentence
+            }
+            None => std::mem::take(&mut rest),
+        };
+        Some(sentence.trim()).filter(|s| !s.is_empty())
+    })
 }
 
 /// Draws from `make` until it gives a text none of whose sentences was said yet
@@ -306,41 +312,49 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         let frame = assistant_part(rng, used, &talk.advice_frames);
         with_scenario(frame, scenario, &[("action", &action)])
     };
-    let tips = rng.sample(&scenario.tips, 2);
-    let mut parts: Vec<String> = vec![lead.to_string(), open.to_string()];
+    let tips = rng.sample(&scenario.tips.iter().collect::<Vec<_>>(), 2);
+    let mut parts: Vec<Cow<str>> = vec![lead.into(), open.into()];
     if rng.chance(1, 3) {
-        parts.push(tips[0].clone());
+        parts.push(tips[0].into());
     }
-    parts.push(advice(rng, used));
+    parts.push(advice(rng, used).into());
     if rng.chance(3, 5) {
-        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).into());
     }
     if rng.chance(3, 5) {
-        parts.push(advice(rng, used));
+        parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 2) {
-        parts.push(advice(rng, used));
+        parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 5) {
-        parts.push(tips[1].clone());
+        parts.push(tips[1].into());
     }
     if rng.chance(1, 4) {
-        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).into());
     }
     if rng.chance(1, 2) {
         let closer = if rng.chance(3, 5) {
             let plan = rng.text(&talk.plans);
             let frame = assistant_part(rng, used, &talk.closer_frames);
-            with_scenario(frame, scenario, &[("plan", plan)])
+            with_scenario(frame, scenario, &[("plan", plan)]).into()
         } else {
-            assistant_part(rng, used, &talk.closers).to_string()
+            assistant_part(rng, used, &talk.closers).into()
         };
         parts.push(closer);
     }
-    let mut seen = HashSet::new();
-    parts.retain(|p| seen.insert(p.clone()));
-    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-    join(&refs)
+    join_distinct(&parts)
+}
+
+/// Joins sentences as [`join`] does, each distinct one once, where it first comes.
+fn join_distinct(parts: &[Cow<str>]) -> String {
+    let mut distinct: Vec<&str> = Vec::with_capacity(parts.len());
+    for part in parts {
+        if !distinct.contains(&part.as_ref()) {
+            distinct.push(part);
+        }
+    }
+    join(&distinct)
 }
 
 /// What an assistant says after answering something off the session's topic (a
@@ -354,26 +368,23 @@ pub fn carry_on(rng: &mut Rng, used: &mut Used) -> String {
         let connector = assistant_part(rng, used, &talk.connectors);
         format!("{connector} {action}.")
     };
-    let mut parts = vec![advice(rng, used)];
+    let mut parts: Vec<Cow<str>> = vec![advice(rng, used).into()];
     if rng.chance(3, 5) {
-        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).into());
     }
     if rng.chance(3, 5) {
-        parts.push(advice(rng, used));
+        parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 2) {
-        parts.push(advice(rng, used));
+        parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 4) {
-        parts.push(assistant_part(rng, used, &talk.reasons).to_string());
+        parts.push(assistant_part(rng, used, &talk.reasons).into());
     }
     if rng.chance(1, 2) {
-        parts.push(assistant_part(rng, used, &talk.closers).to_string());
+        parts.push(assistant_part(rng, used, &talk.closers).into());
     }
-    let mut seen = HashSet::new();
-    parts.retain(|p| seen.insert(p.clone()));
-    let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-    join(&refs)
+    join_distinct(&parts)
 }
 
 /// An ordinary user sentence to say before something else in the same turn (a forget
@@ -667,6 +678,7 @@ pub fn realise_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     /// Sessions run to 130 turns and more; the parts of small talk wear out, but a
     /// user turn never comes out empty and never repeats a sentence of its session.
@@ -701,11 +713,11 @@ mod tests {
     #[test]
     fn sentences_split_after_end_marks() {
         assert_eq!(
-            sentences("Okay, fine. What now? Wow! Last bit"),
+            sentences("Okay, fine. What now? Wow! Last bit").collect::<Vec<_>>(),
             vec!["Okay, fine.", "What now?", "Wow!", "Last bit"]
         );
         assert_eq!(
-            sentences("It costs $3.50 a day."),
+            sentences("It costs $3.50 a day.").collect::<Vec<_>>(),
             vec!["It costs $3.50 a day."]
         );
     }
@@ -782,7 +794,7 @@ mod tests {
                         .unwrap();
                     for (t, turn) in session.turns.iter().enumerate() {
                         for x in sentences(&turn.user) {
-                            if t != r.position.turn && sentences(&r.turn.user).contains(&x) {
+                            if t != r.position.turn && sentences(&r.turn.user).any(|y| y == x) {
                                 repeats.push(format!("{} {}: {x}", spec.id, r.id));
                             }
                         }
