@@ -14,6 +14,7 @@ use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
+use super::parts::{Inventory, Part, PartSet};
 use once_cell::sync::Lazy;
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -21,20 +22,22 @@ use std::borrow::Cow;
 /// What a session has said so far: its user sentences, in the normal form that
 /// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
 /// sentence), the parts of composed user sentences, and the parts of assistant
-/// replies. Parts are entries of the inventories, kept by their text. The sets are
-/// looked up several times a turn and never iterated, so they hash with FxHash, many
-/// times faster than the standard hasher on short strings.
-#[derive(Default)]
+/// replies. The sentences are looked up several times a turn and never iterated, so
+/// they hash with FxHash, many times faster than the standard hasher on short strings.
 pub struct Used {
     sentences: FxHashSet<String>,
-    parts: FxHashSet<&'static str>,
-    assistant_parts: FxHashSet<&'static str>,
+    parts: PartSet,
+    assistant_parts: PartSet,
 }
 
 impl Used {
     /// Nothing said yet.
     pub fn new() -> Used {
-        Used::default()
+        Used {
+            sentences: FxHashSet::default(),
+            parts: PartSet::new(),
+            assistant_parts: PartSet::new(),
+        }
     }
 }
 
@@ -105,11 +108,11 @@ fn fresh(
 }
 
 /// Whether a part of a composed sentence was used in the session already.
-fn part_used(used: &Used, part: &str) -> bool {
+fn part_used(used: &Used, part: Part) -> bool {
     used.parts.contains(part)
 }
 
-fn mark_part(used: &mut Used, part: &'static str) {
+fn mark_part(used: &mut Used, part: Part) {
     used.parts.insert(part);
 }
 
@@ -142,15 +145,16 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
 /// "this" (a pronoun for whatever the conversation is on).
 fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
     let talk = &data().talk;
-    let mut parts = ("", "");
+    let mut parts = None;
     let ask = fresh(rng, used, |rng, used| {
-        let frame = rng.text(&talk.ask_frames);
-        let constraint = rng.text(&talk.constraints);
+        let frame = Inventory::AskFrames.draw(rng);
+        let constraint = Inventory::Constraints.draw(rng);
         // Parts already used in the session are drawn again, once in a while only.
         if (part_used(used, frame) || part_used(used, constraint)) && !rng.chance(1, 8) {
             return String::new();
         }
-        parts = (frame, constraint);
+        parts = Some((frame, constraint));
+        let (frame, constraint) = (frame.text, constraint.text);
         // The topic by name, or by a pronoun once the conversation is on it.
         let topic = match topic {
             Some(topic) if !rng.chance(2, 5) => topic.to_string(),
@@ -163,9 +167,9 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
         })
     })
     .unwrap_or_default();
-    if !ask.is_empty() {
-        mark_part(used, parts.0);
-        mark_part(used, parts.1);
+    if let Some((frame, constraint)) = parts.filter(|_| !ask.is_empty()) {
+        mark_part(used, frame);
+        mark_part(used, constraint);
     }
     ask
 }
@@ -179,18 +183,19 @@ const DELETION_HAPPENING_ODDS: usize = 25;
 /// `deletion_words`, now and then one told with a deletion word in another sense.
 fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
     let talk = &data().talk;
-    let mut parts = ("", "");
+    let mut parts = None;
     let happened = fresh(rng, used, |rng, used| {
-        let time = rng.text(&talk.times);
+        let time = Inventory::Times.draw(rng);
         let happening = if deletion_words && rng.chance(1, DELETION_HAPPENING_ODDS) {
-            rng.text(&talk.deletion_happenings)
+            Inventory::DeletionHappenings.draw(rng)
         } else {
-            rng.text(&talk.happenings)
+            Inventory::Happenings.draw(rng)
         };
         if (part_used(used, time) || part_used(used, happening)) && !rng.chance(1, 8) {
             return String::new();
         }
-        parts = (time, happening);
+        parts = Some((time, happening));
+        let (time, happening) = (time.text, happening.text);
         // Someone else did it, now and then (past tense agrees with any subject).
         let happening = match happening.strip_prefix("I ") {
             Some(rest)
@@ -203,9 +208,9 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         format!("{time}, {happening}.")
     })
     .unwrap_or_default();
-    if !happened.is_empty() {
-        mark_part(used, parts.0);
-        mark_part(used, parts.1);
+    if let Some((time, happening)) = parts.filter(|_| !happened.is_empty()) {
+        mark_part(used, time);
+        mark_part(used, happening);
     }
     let feeling = if !happened.is_empty() && rng.chance(2, 5) {
         fresh(rng, used, |rng, _| rng.text(&talk.feelings).to_string()).unwrap_or_default()
@@ -239,10 +244,11 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
     fresh(rng, used, |rng, used| {
         let i = rng.text(&talk.interjections);
-        let r = rng.text(&talk.reactions);
+        let r = Inventory::Reactions.draw(rng);
         if part_used(used, r) && !rng.chance(1, 8) {
             return String::new();
         }
+        let r = r.text;
         if r.starts_with("I ") || r.starts_with("I'") {
             format!("{i} {r}")
         } else {
@@ -258,39 +264,36 @@ static LOWER_REACTIONS: Lazy<Vec<String>> =
 
 /// The part of a reaction after its interjection, to mark it used: the first
 /// reaction that ends it, ignoring case.
-fn reaction_core(reaction: &str) -> Option<&'static str> {
+fn reaction_core(reaction: &str) -> Option<Part> {
     let reaction = reaction.to_lowercase();
-    data()
-        .talk
-        .reactions
+    LOWER_REACTIONS
         .iter()
-        .zip(LOWER_REACTIONS.iter())
-        .find(|(_, lower)| reaction.ends_with(lower.as_str()))
-        .map(|(r, _)| r.as_str())
+        .position(|lower| reaction.ends_with(lower.as_str()))
+        .map(|i| Inventory::Reactions.part(i))
 }
 
 /// One entry of `list` the assistant has not used in the session yet, if one turns
 /// up within a few draws (else any); marks it used.
-fn assistant_part(rng: &mut Rng, used: &mut Used, list: &'static [String]) -> &'static str {
-    let mut pick = rng.text(list);
+fn assistant_part(rng: &mut Rng, used: &mut Used, list: Inventory) -> &'static str {
+    let mut pick = list.draw(rng);
     for _ in 0..6 {
         if !used.assistant_parts.contains(pick) {
             break;
         }
-        pick = rng.text(list);
+        pick = list.draw(rng);
     }
     used.assistant_parts.insert(pick);
-    pick
+    pick.text
 }
 
 /// Something to do: one of the listed actions or a verb, an object and an ending.
 fn action(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
     if rng.chance(2, 5) {
-        return assistant_part(rng, used, &talk.actions).to_string();
+        return assistant_part(rng, used, Inventory::Actions).to_string();
     }
-    let verb = assistant_part(rng, used, &talk.action_verbs);
-    let object = assistant_part(rng, used, &talk.action_objects);
+    let verb = assistant_part(rng, used, Inventory::ActionVerbs);
+    let object = assistant_part(rng, used, Inventory::ActionObjects);
     let tail = rng.text(&talk.action_tails);
     join(&[verb, object, tail])
 }
@@ -299,17 +302,17 @@ fn action(rng: &mut Rng, used: &mut Used) -> String {
 fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Used) -> String {
     let talk = &data().talk;
     let open = if lead.is_empty() && rng.chance(1, 3) {
-        assistant_part(rng, used, &talk.assistant_opens)
+        assistant_part(rng, used, Inventory::AssistantOpens)
     } else {
         ""
     };
     let advice = |rng: &mut Rng, used: &mut Used| {
         let action = action(rng, used);
         if rng.chance(1, 3) {
-            let connector = assistant_part(rng, used, &talk.connectors);
+            let connector = assistant_part(rng, used, Inventory::Connectors);
             return format!("{connector} {action}.");
         }
-        let frame = assistant_part(rng, used, &talk.advice_frames);
+        let frame = assistant_part(rng, used, Inventory::AdviceFrames);
         with_scenario(frame, scenario, &[("action", &action)])
     };
     let tips = rng.sample(&scenario.tips.iter().collect::<Vec<_>>(), 2);
@@ -319,7 +322,7 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
     }
     parts.push(advice(rng, used).into());
     if rng.chance(3, 5) {
-        parts.push(assistant_part(rng, used, &talk.reasons).into());
+        parts.push(assistant_part(rng, used, Inventory::Reasons).into());
     }
     if rng.chance(3, 5) {
         parts.push(advice(rng, used).into());
@@ -331,15 +334,15 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         parts.push(tips[1].into());
     }
     if rng.chance(1, 4) {
-        parts.push(assistant_part(rng, used, &talk.reasons).into());
+        parts.push(assistant_part(rng, used, Inventory::Reasons).into());
     }
     if rng.chance(1, 2) {
         let closer = if rng.chance(3, 5) {
             let plan = rng.text(&talk.plans);
-            let frame = assistant_part(rng, used, &talk.closer_frames);
+            let frame = assistant_part(rng, used, Inventory::CloserFrames);
             with_scenario(frame, scenario, &[("plan", plan)]).into()
         } else {
-            assistant_part(rng, used, &talk.closers).into()
+            assistant_part(rng, used, Inventory::Closers).into()
         };
         parts.push(closer);
     }
@@ -362,15 +365,14 @@ fn join_distinct(parts: &[Cow<str>]) -> String {
 /// ordinary replies go: advice composed from the same parts, maybe reasons, maybe a
 /// closing question, without naming the topic. One to six sentences.
 pub fn carry_on(rng: &mut Rng, used: &mut Used) -> String {
-    let talk = &data().talk;
     let advice = |rng: &mut Rng, used: &mut Used| {
         let action = action(rng, used);
-        let connector = assistant_part(rng, used, &talk.connectors);
+        let connector = assistant_part(rng, used, Inventory::Connectors);
         format!("{connector} {action}.")
     };
     let mut parts: Vec<Cow<str>> = vec![advice(rng, used).into()];
     if rng.chance(3, 5) {
-        parts.push(assistant_part(rng, used, &talk.reasons).into());
+        parts.push(assistant_part(rng, used, Inventory::Reasons).into());
     }
     if rng.chance(3, 5) {
         parts.push(advice(rng, used).into());
@@ -379,10 +381,10 @@ pub fn carry_on(rng: &mut Rng, used: &mut Used) -> String {
         parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 4) {
-        parts.push(assistant_part(rng, used, &talk.reasons).into());
+        parts.push(assistant_part(rng, used, Inventory::Reasons).into());
     }
     if rng.chance(1, 2) {
-        parts.push(assistant_part(rng, used, &talk.closers).into());
+        parts.push(assistant_part(rng, used, Inventory::Closers).into());
     }
     join_distinct(&parts)
 }
