@@ -38,7 +38,9 @@ pub(crate) mod v2;
 pub use plan::{InstanceSpec, global_plan};
 pub use text::accepted_spellings;
 
-use crate::dataset::{Dataset, FORMAT, ForgetRequest, Instance, Position, Session};
+use crate::dataset::{
+    Dataset, FORMAT, ForgetRequest, Instance, Position, Session, encode_instance,
+};
 use plan::plan_instance;
 use profile::{FactRef, GenProfile};
 use rng::Rng;
@@ -198,32 +200,36 @@ pub fn generate(config: &GenConfig) -> Dataset {
         .into_iter()
         .filter(|spec| !config.lite || spec.tier.is_lite())
         .collect();
-    let instances = in_parallel(&specs, |spec| generate_instance_with(config, spec));
-    Dataset::from_instances(instances, config.source())
+    let encoded = in_parallel(&specs, |spec| {
+        let instance = generate_instance_with(config, spec);
+        let bytes = encode_instance(&instance);
+        (instance, bytes)
+    });
+    Dataset::from_encoded(encoded, config.source())
 }
 
-/// Generates each spec's instance on as many threads as there are cores, in the
-/// specs' order. An instance depends only on the configuration and its spec, so the
-/// bytes are those of generating them one after the other. The longest tiers go
-/// first, so that no thread is left with a long instance at the end.
-fn in_parallel(
+/// Makes each spec's instance, with its file's bytes, on as many threads as there
+/// are cores, in the specs' order. An instance depends only on the configuration and
+/// its spec, so the bytes are those of making them one after the other. The longest
+/// tiers go first, so that no thread is left with a long instance at the end.
+fn in_parallel<T: Send>(
     specs: &[InstanceSpec],
-    generate: impl Fn(&InstanceSpec) -> Instance + Sync,
-) -> Vec<Instance> {
+    make: impl Fn(&InstanceSpec) -> T + Sync,
+) -> Vec<T> {
     let mut order: Vec<usize> = (0..specs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(specs[i].tier));
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
         .map_or(1, NonZeroUsize::get)
         .min(specs.len());
-    let mut slots: Vec<Option<Instance>> = (0..specs.len()).map(|_| None).collect();
+    let mut slots: Vec<Option<T>> = (0..specs.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        done.push((i, generate(&specs[i])));
+                        done.push((i, make(&specs[i])));
                     }
                     done
                 })
@@ -233,8 +239,8 @@ fn in_parallel(
             let done = worker
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (i, instance) in done {
-                slots[i] = Some(instance);
+            for (i, made) in done {
+                slots[i] = Some(made);
             }
         }
     });

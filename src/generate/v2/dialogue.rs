@@ -7,6 +7,7 @@
 
 use super::Context;
 use super::data::data;
+use super::parts::{Inventory, Part, PartSet};
 use super::when::relative_when;
 use crate::dataset::Turn;
 use crate::dataset::fidelity::normal;
@@ -14,7 +15,6 @@ use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
-use super::parts::{Inventory, Part, PartSet};
 use once_cell::sync::Lazy;
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -259,8 +259,14 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
 }
 
 /// The reactions in lower case, in the inventory's order.
-static LOWER_REACTIONS: Lazy<Vec<String>> =
-    Lazy::new(|| data().talk.reactions.iter().map(|r| r.to_lowercase()).collect());
+static LOWER_REACTIONS: Lazy<Vec<String>> = Lazy::new(|| {
+    data()
+        .talk
+        .reactions
+        .iter()
+        .map(|r| r.to_lowercase())
+        .collect()
+});
 
 /// The part of a reaction after its interjection, to mark it used: the first
 /// reaction that ends it, ignoring case.
