@@ -7,8 +7,9 @@ use super::data::{
     Unit, data,
 };
 use super::rng::Rng;
-use super::text::{Date, Month, fill, number_word, word_number};
+use super::text::{Date, Month, fill, fill_with, number_word, word_number};
 use crate::dataset::{Fact, Profile};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The synthetic user behind an instance.
@@ -186,10 +187,10 @@ impl GenProfile {
 
     /// Fills a template with a value, the fact's time and the persona's variables.
     pub fn render(&self, template: &str, value: &str, when: Option<&str>) -> String {
-        fill(template, &|key| match key {
-            "value" => Some(value.to_string()),
-            "when" => when.map(str::to_string),
-            _ => self.persona.var(key),
+        fill_with(template, |key| match key {
+            "value" => Some(Cow::Borrowed(value)),
+            "when" => when.map(Cow::Borrowed),
+            _ => self.persona.var(key).map(Cow::Owned),
         })
     }
 

@@ -14,7 +14,7 @@ use crate::dataset::fidelity::normal;
 use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
-use crate::generate::text::{Date, capitalize, fill, join, lower_first, number_word};
+use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
 use once_cell::sync::Lazy;
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -74,10 +74,11 @@ fn hear_if_unheard(used: &mut Used, text: &str) -> bool {
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
-        let end = rest
-            .as_bytes()
-            .windows(2)
-            .position(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1] == b' ');
+        let bytes = rest.as_bytes();
+        // End marks are rare: look for one, then at the byte after it.
+        let end = (0..bytes.len())
+            .filter(|&i| matches!(bytes[i], b'.' | b'!' | b'?'))
+            .find(|&i| bytes.get(i + 1) == Some(&b' '));
         let sentence = match end {
             Some(i) => {
                 let sentence = &rest[..=i];
@@ -117,13 +118,10 @@ fn mark_part(used: &mut Used, part: Part) {
 }
 
 fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) -> String {
-    fill(template, &|key| match key {
-        "topic" => Some(scenario.topic.clone()),
-        "goal" => Some(scenario.goal.clone()),
-        _ => extra
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v.to_string()),
+    fill_with(template, |key| match key {
+        "topic" => Some(scenario.topic.as_str()),
+        "goal" => Some(scenario.goal.as_str()),
+        _ => extra.iter().find(|(k, _)| *k == key).map(|(_, v)| *v),
     })
 }
 
@@ -157,12 +155,12 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
         let (frame, constraint) = (frame.text, constraint.text);
         // The topic by name, or by a pronoun once the conversation is on it.
         let topic = match topic {
-            Some(topic) if !rng.chance(2, 5) => topic.to_string(),
-            _ => rng.text(&talk.topic_pronouns).to_string(),
+            Some(topic) if !rng.chance(2, 5) => topic,
+            _ => rng.text(&talk.topic_pronouns),
         };
-        fill(frame, &|key| match key {
-            "topic" => Some(topic.clone()),
-            "constraint" => Some(constraint.to_string()),
+        fill_with(frame, |key| match key {
+            "topic" => Some(topic),
+            "constraint" => Some(constraint),
             _ => None,
         })
     })
