@@ -191,15 +191,31 @@ impl Dataset {
 
     /// Builds a dataset from instances held in memory; the checksum is the one the
     /// same instances would have once written by [`Dataset::write`].
-    pub fn from_instances(mut instances: Vec<Instance>, source: impl Into<String>) -> Dataset {
-        instances.sort_by(|a, b| a.id.cmp(&b.id));
-        let encoded: Vec<(String, Vec<u8>)> = instances
-            .iter()
-            .map(|i| (file_name(&i.id), encode_instance(i)))
+    pub fn from_instances(instances: Vec<Instance>, source: impl Into<String>) -> Dataset {
+        let encoded = instances
+            .into_iter()
+            .map(|i| {
+                let bytes = encode_instance(&i);
+                (i, bytes)
+            })
             .collect();
-        let checksum = checksum_files(encoded.iter().map(|(n, b)| (n.clone(), b.as_slice())));
+        Dataset::from_encoded(encoded, source)
+    }
+
+    /// [`Dataset::from_instances`] for instances given with their bytes from
+    /// [`encode_instance`], for a caller that encoded them as it made them.
+    pub fn from_encoded(
+        mut encoded: Vec<(Instance, Vec<u8>)>,
+        source: impl Into<String>,
+    ) -> Dataset {
+        encoded.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        let checksum = checksum_files(
+            encoded
+                .iter()
+                .map(|(i, bytes)| (file_name(&i.id), bytes.as_slice())),
+        );
         Dataset {
-            instances,
+            instances: encoded.into_iter().map(|(i, _)| i).collect(),
             checksum,
             source: source.into(),
         }

@@ -38,10 +38,14 @@ pub(crate) mod v2;
 pub use plan::{InstanceSpec, global_plan};
 pub use text::accepted_spellings;
 
-use crate::dataset::{Dataset, FORMAT, ForgetRequest, Instance, Position, Session};
+use crate::dataset::{
+    Dataset, FORMAT, ForgetRequest, Instance, Position, Session, encode_instance,
+};
 use plan::plan_instance;
 use profile::{FactRef, GenProfile};
 use rng::Rng;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The seed of the default dataset.
 pub const DEFAULT_SEED: u64 = 42;
@@ -192,12 +196,55 @@ impl GenConfig {
 
 /// Generates the dataset of a configuration: 50 instances (31 for Lite).
 pub fn generate(config: &GenConfig) -> Dataset {
-    let instances: Vec<Instance> = global_plan(config.seed)
-        .iter()
+    let specs: Vec<InstanceSpec> = global_plan(config.seed)
+        .into_iter()
         .filter(|spec| !config.lite || spec.tier.is_lite())
-        .map(|spec| generate_instance_with(config, spec))
         .collect();
-    Dataset::from_instances(instances, config.source())
+    let encoded = in_parallel(&specs, |spec| {
+        let instance = generate_instance_with(config, spec);
+        let bytes = encode_instance(&instance);
+        (instance, bytes)
+    });
+    Dataset::from_encoded(encoded, config.source())
+}
+
+/// Makes each spec's instance, with its file's bytes, on as many threads as there
+/// are cores, in the specs' order. An instance depends only on the configuration and
+/// its spec, so the bytes are those of making them one after the other. The longest
+/// tiers go first, so that no thread is left with a long instance at the end.
+fn in_parallel<T: Send>(
+    specs: &[InstanceSpec],
+    make: impl Fn(&InstanceSpec) -> T + Sync,
+) -> Vec<T> {
+    let mut order: Vec<usize> = (0..specs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(specs[i].tier));
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .min(specs.len());
+    let mut slots: Vec<Option<T>> = (0..specs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push((i, make(&specs[i])));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for worker in workers {
+            let done = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (i, made) in done {
+                slots[i] = Some(made);
+            }
+        }
+    });
+    slots.into_iter().flatten().collect()
 }
 
 /// Generates one instance of the global plan with the configuration's generator and

@@ -7,8 +7,9 @@ use super::data::{
     Unit, data,
 };
 use super::rng::Rng;
-use super::text::{Date, Month, fill, number_word, word_number};
+use super::text::{Date, Month, fill, fill_with, number_word, word_number};
 use crate::dataset::{Fact, Profile};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The synthetic user behind an instance.
@@ -149,8 +150,13 @@ pub struct GenProfile {
 
 /// Whether two values overlap (one contains the other, ignoring case).
 pub fn clashes(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    a.contains(&b) || b.contains(&a)
+    overlap(&a.to_lowercase(), &b.to_lowercase())
+}
+
+/// [`clashes`] for values already in lower case (a value checked against many is
+/// lowered once).
+pub(crate) fn overlap(a: &str, b: &str) -> bool {
+    a.contains(b) || b.contains(a)
 }
 
 const EVENT_RANGE: [u32; 2] = [1, 30];
@@ -181,10 +187,10 @@ impl GenProfile {
 
     /// Fills a template with a value, the fact's time and the persona's variables.
     pub fn render(&self, template: &str, value: &str, when: Option<&str>) -> String {
-        fill(template, &|key| match key {
-            "value" => Some(value.to_string()),
-            "when" => when.map(str::to_string),
-            _ => self.persona.var(key),
+        fill_with(template, |key| match key {
+            "value" => Some(Cow::Borrowed(value)),
+            "when" => when.map(Cow::Borrowed),
+            _ => self.persona.var(key).map(Cow::Owned),
         })
     }
 
@@ -325,13 +331,16 @@ impl GenProfile {
     /// the profile.
     pub fn new_value(&self, fact: FactRef, rng: &mut Rng) -> String {
         let old = self.value(fact).to_string();
-        let taken: Vec<&str> = self
+        let taken: Vec<String> = self
             .facts
             .iter()
-            .map(|f| f.value.as_str())
-            .chain(self.derived.iter().map(|d| d.value.as_str()))
+            .map(|f| f.value.to_lowercase())
+            .chain(self.derived.iter().map(|d| d.value.to_lowercase()))
             .collect();
-        let fresh = |v: &str| !taken.iter().any(|t| clashes(t, v));
+        let fresh = |v: &str| {
+            let v = v.to_lowercase();
+            !taken.iter().any(|t| overlap(t, &v))
+        };
         match fact {
             FactRef::Derived(i) => {
                 let d = &self.derived[i];
@@ -532,8 +541,13 @@ impl GenProfile {
     }
 
     fn assign_values(&mut self, rng: &mut Rng) {
-        let reserved = self.persona.reserved();
-        let mut taken: Vec<String> = Vec::new();
+        // The persona's strings and the values so far, in lower case.
+        let mut taken: Vec<String> = self
+            .persona
+            .reserved()
+            .iter()
+            .map(|r| r.to_lowercase())
+            .collect();
         let mut keep = Vec::with_capacity(self.facts.len());
         for i in 0..self.facts.len() {
             let t = self.facts[i].template;
@@ -544,11 +558,14 @@ impl GenProfile {
             } else {
                 (0..20)
                     .map(|_| self.generate(&t.value, rng, None))
-                    .find(|v| !taken.iter().chain(&reserved).any(|t| clashes(t, v)))
+                    .find(|v| {
+                        let v = v.to_lowercase();
+                        !taken.iter().any(|t| overlap(t, &v))
+                    })
             };
             match value {
                 Some(v) => {
-                    taken.push(v.clone());
+                    taken.push(v.to_lowercase());
                     self.facts[i].value = v;
                     keep.push(true);
                 }

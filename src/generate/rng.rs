@@ -99,14 +99,15 @@ impl Rng {
     /// `k` distinct elements of `items` (all of them when `k >= items.len()`), in
     /// random order.
     pub fn sample<T: Clone>(&mut self, items: &[T], k: usize) -> Vec<T> {
-        let mut pool: Vec<T> = items.to_vec();
-        let k = k.min(pool.len());
+        // A partial Fisher–Yates shuffle of the positions: only the chosen items
+        // are cloned.
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        let k = k.min(items.len());
         for i in 0..k {
-            let j = i + self.below(pool.len() - i);
-            pool.swap(i, j);
+            let j = i + self.below(items.len() - i);
+            order.swap(i, j);
         }
-        pool.truncate(k);
-        pool
+        order[..k].iter().map(|&i| items[i].clone()).collect()
     }
 }
 

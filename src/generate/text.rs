@@ -2,12 +2,18 @@
 //! calendar dates, and the alternative spellings of a value.
 
 use crate::text::{NUMBERS_UNDER_TWENTY, TENS};
+use once_cell::sync::Lazy;
 
 /// Fills `{key}` placeholders from `lookup`; a key it does not know stays as written
 /// (the generator's tests check that no placeholder survives in generated text).
 /// A placeholder whose key starts with a capital letter is filled with the value of
 /// the lower-case key, capitalised: `{What}` → "Everything …".
 pub fn fill(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    fill_with(template, lookup)
+}
+
+/// [`fill`] with a lookup that may lend its values rather than make them.
+pub fn fill_with<S: AsRef<str>>(template: &str, lookup: impl Fn(&str) -> Option<S>) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -19,18 +25,15 @@ pub fn fill(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
         };
         let key = &after[..close];
         let capital = key.chars().next().is_some_and(|c| c.is_ascii_uppercase());
-        let value = if capital {
-            lookup(&key.to_ascii_lowercase()).map(|v| capitalize(&v))
+        let filled = if capital {
+            lookup(&key.to_ascii_lowercase()).map(|v| out.push_str(&capitalize(v.as_ref())))
         } else {
-            lookup(key)
+            lookup(key).map(|v| out.push_str(v.as_ref()))
         };
-        match value {
-            Some(v) => out.push_str(&v),
-            None => {
-                out.push('{');
-                out.push_str(key);
-                out.push('}');
-            }
+        if filled.is_none() {
+            out.push('{');
+            out.push_str(key);
+            out.push('}');
         }
         rest = &after[close + 1..];
     }
@@ -58,7 +61,7 @@ pub fn lower_first(text: &str) -> String {
 
 /// Joins sentences with single spaces, skipping empty ones.
 pub fn join(parts: &[&str]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
     for p in parts.iter().filter(|p| !p.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
@@ -94,7 +97,8 @@ pub fn number_word(n: u32) -> String {
 
 /// The number a word of [`number_word`] stands for.
 pub fn word_number(word: &str) -> Option<u32> {
-    (0..100).find(|&n| number_word(n) == word)
+    static WORDS: Lazy<Vec<String>> = Lazy::new(|| (0..100).map(number_word).collect());
+    WORDS.iter().position(|w| w == word).map(|n| n as u32)
 }
 
 /// English month names, January first.

@@ -30,10 +30,20 @@ impl Split {
         }
     }
 
-    /// One entry of the phrasing's half, uniformly.
+    /// One entry of the phrasing's half, uniformly: the entry of [`Split::pool`] at
+    /// one draw, without building the pool.
     pub fn pick(&self, rng: &mut Rng, phrasing: Phrasing) -> &str {
-        let pool = self.pool(phrasing);
-        pool[rng.below(pool.len())]
+        match phrasing {
+            Phrasing::Dev => rng.text(&self.dev),
+            Phrasing::Test => rng.text(&self.test),
+            Phrasing::All => {
+                let i = rng.below(self.dev.len() + self.test.len());
+                match self.dev.get(i) {
+                    Some(entry) => entry,
+                    None => &self.test[i - self.dev.len()],
+                }
+            }
+        }
     }
 }
 

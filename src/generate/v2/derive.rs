@@ -13,7 +13,7 @@
 
 use super::persona;
 use crate::generate::data::{DerivedTemplate, Rule, Unit};
-use crate::generate::profile::{DerivedFact, GenProfile, clashes, derived_value};
+use crate::generate::profile::{DerivedFact, GenProfile, clashes, derived_value, overlap};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, Month, word_number};
 use once_cell::sync::Lazy;
@@ -49,10 +49,11 @@ static FIXED_TEXT: Lazy<String> = Lazy::new(|| {
         .join("\n")
 });
 
-/// Whether `value` occurs in a text the generators may put into a dialogue ("six
-/// months" in a piece of advice), where an inferential target must never be stated.
-fn in_fixed_text(value: &str) -> bool {
-    FIXED_TEXT.contains(&value.to_lowercase())
+/// Whether `value`, in lower case, occurs in a text the generators may put into a
+/// dialogue ("six months" in a piece of advice), where an inferential target must
+/// never be stated.
+fn in_fixed_text(lower: &str) -> bool {
+    FIXED_TEXT.contains(lower)
 }
 
 /// A rule applied to a profile.
@@ -65,7 +66,11 @@ struct Derivation {
 /// Adds one to three derived facts (at least `min_derived` where the profile allows),
 /// each from a different rule family where it can, no two sharing a source.
 fn derive(profile: &mut GenProfile, rng: &mut Rng, min_derived: usize) {
-    let values: Vec<&str> = profile.facts.iter().map(|f| f.value.as_str()).collect();
+    let values: Vec<String> = profile
+        .facts
+        .iter()
+        .map(|f| f.value.to_lowercase())
+        .collect();
     let candidates: Vec<(usize, Derivation, String)> = templates()
         .iter()
         .enumerate()
@@ -73,7 +78,8 @@ fn derive(profile: &mut GenProfile, rng: &mut Rng, min_derived: usize) {
         .filter_map(|(i, t)| {
             let d = apply(profile, t)?;
             let value = derived_value(t.unit, d.number);
-            let free = !values.iter().any(|v| clashes(v, &value)) && !in_fixed_text(&value);
+            let lower = value.to_lowercase();
+            let free = !values.iter().any(|v| overlap(v, &lower)) && !in_fixed_text(&lower);
             free.then_some((i, d, value))
         })
         .collect();
@@ -487,7 +493,7 @@ mod tests {
                 }
                 // Never stated by coincidence: no generator text holds the value.
                 assert!(
-                    !in_fixed_text(&d.value),
+                    !in_fixed_text(&d.value.to_lowercase()),
                     "seed {seed}: {} in fixed text",
                     d.value
                 );

@@ -18,6 +18,7 @@ mod ask;
 pub(crate) mod data;
 mod derive;
 mod dialogue;
+mod parts;
 pub(crate) mod persona;
 mod request;
 mod when;

@@ -1,0 +1,170 @@
+//! The small-talk inventories whose entries a session composes its sentences and
+//! replies from, and sets of the entries a session has used. Each entry has the id
+//! of its text (entries of equal text, in one list or two, share one), so that a
+//! session marks and looks up a part in a bit set instead of hashing its text at
+//! every draw.
+
+use super::data::data;
+use crate::generate::rng::Rng;
+use once_cell::sync::Lazy;
+use rustc_hash::FxHashMap;
+
+/// An inventory of `talk.json` whose entries are parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inventory {
+    AskFrames,
+    Constraints,
+    Times,
+    Happenings,
+    DeletionHappenings,
+    Reactions,
+    AssistantOpens,
+    AdviceFrames,
+    Actions,
+    Connectors,
+    ActionVerbs,
+    ActionObjects,
+    Reasons,
+    Closers,
+    CloserFrames,
+}
+
+impl Inventory {
+    const ALL: [Inventory; 15] = [
+        Inventory::AskFrames,
+        Inventory::Constraints,
+        Inventory::Times,
+        Inventory::Happenings,
+        Inventory::DeletionHappenings,
+        Inventory::Reactions,
+        Inventory::AssistantOpens,
+        Inventory::AdviceFrames,
+        Inventory::Actions,
+        Inventory::Connectors,
+        Inventory::ActionVerbs,
+        Inventory::ActionObjects,
+        Inventory::Reasons,
+        Inventory::Closers,
+        Inventory::CloserFrames,
+    ];
+
+    /// The entries.
+    pub fn entries(self) -> &'static [String] {
+        let talk = &data().talk;
+        match self {
+            Inventory::AskFrames => &talk.ask_frames,
+            Inventory::Constraints => &talk.constraints,
+            Inventory::Times => &talk.times,
+            Inventory::Happenings => &talk.happenings,
+            Inventory::DeletionHappenings => &talk.deletion_happenings,
+            Inventory::Reactions => &talk.reactions,
+            Inventory::AssistantOpens => &talk.assistant_opens,
+            Inventory::AdviceFrames => &talk.advice_frames,
+            Inventory::Actions => &talk.actions,
+            Inventory::Connectors => &talk.connectors,
+            Inventory::ActionVerbs => &talk.action_verbs,
+            Inventory::ActionObjects => &talk.action_objects,
+            Inventory::Reasons => &talk.reasons,
+            Inventory::Closers => &talk.closers,
+            Inventory::CloserFrames => &talk.closer_frames,
+        }
+    }
+
+    /// The entry at `index`, as a part.
+    pub fn part(self, index: usize) -> Part {
+        Part {
+            text: &self.entries()[index],
+            id: IDS.of[self as usize][index],
+        }
+    }
+
+    /// One entry, uniformly (one draw, as [`Rng::text`] makes).
+    pub fn draw(self, rng: &mut Rng) -> Part {
+        self.part(rng.below(self.entries().len()))
+    }
+}
+
+/// An inventory entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Part {
+    /// Its text.
+    pub text: &'static str,
+    /// The id of its text.
+    id: usize,
+}
+
+/// The ids of every inventory's entries, by [`Inventory`] and index.
+struct Ids {
+    of: Vec<Vec<usize>>,
+    count: usize,
+}
+
+static IDS: Lazy<Ids> = Lazy::new(|| {
+    let mut by_text: FxHashMap<&str, usize> = FxHashMap::default();
+    let of = Inventory::ALL
+        .iter()
+        .map(|inventory| {
+            inventory
+                .entries()
+                .iter()
+                .map(|entry| {
+                    let next = by_text.len();
+                    *by_text.entry(entry).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    Ids {
+        of,
+        count: by_text.len(),
+    }
+});
+
+/// A set of parts, by the text of each.
+pub struct PartSet(Vec<u64>);
+
+impl PartSet {
+    /// The empty set.
+    pub fn new() -> PartSet {
+        PartSet(vec![0; IDS.count.div_ceil(64)])
+    }
+
+    /// Whether a part of the same text is in the set.
+    pub fn contains(&self, part: Part) -> bool {
+        self.0[part.id / 64] & (1 << (part.id % 64)) != 0
+    }
+
+    /// Adds the part.
+    pub fn insert(&mut self, part: Part) {
+        self.0[part.id / 64] |= 1 << (part.id % 64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_enum_lists_every_inventory_in_order() {
+        for (i, inventory) in Inventory::ALL.iter().enumerate() {
+            assert_eq!(*inventory as usize, i);
+            assert!(!inventory.entries().is_empty(), "{inventory:?}");
+        }
+    }
+
+    #[test]
+    fn parts_of_equal_text_are_one_in_a_set() {
+        let mut set = PartSet::new();
+        let a = Inventory::Reasons.part(0);
+        assert!(!set.contains(a));
+        set.insert(a);
+        assert!(set.contains(a));
+        for inventory in Inventory::ALL {
+            for (i, entry) in inventory.entries().iter().enumerate() {
+                let part = inventory.part(i);
+                assert_eq!(part.text, entry);
+                assert_eq!(set.contains(part), entry == a.text, "{entry}");
+            }
+        }
+    }
+}
