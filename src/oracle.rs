@@ -174,7 +174,8 @@ impl PassIndex {
             return id;
         }
         let id = u32::try_from(self.words.len()).expect("fewer than 2^32 words in a pass");
-        self.article.push(matches!(token.as_str(), "a" | "an" | "the"));
+        self.article
+            .push(matches!(token.as_str(), "a" | "an" | "the"));
         self.words.insert(token, id);
         self.full.push(Vec::new());
         self.bare.push(Vec::new());

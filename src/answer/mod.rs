@@ -1324,7 +1324,8 @@ mod tests {
 
     #[test]
     fn the_index_finds_a_memory_given_twice_at_both_places() {
-        let key = "User: the spare key is under the blue flowerpot. Assistant: Noted, the blue one!";
+        let key =
+            "User: the spare key is under the blue flowerpot. Assistant: Noted, the blue one!";
         let texts = [
             key,
             "User: we painted the shed on Sunday.",
@@ -1337,17 +1338,27 @@ mod tests {
             .iter()
             .enumerate()
             .flat_map(|(memory, &id)| {
-                pass.sentences[id as usize].iter().map(move |candidate| Placed {
-                    memory,
-                    time: None,
-                    candidate,
-                })
+                pass.sentences[id as usize]
+                    .iter()
+                    .map(move |candidate| Placed {
+                        memory,
+                        time: None,
+                        candidate,
+                    })
             })
             .collect();
         let index = Finder::new(&pass, &ids);
         assert!(matches!(&index, Finder::Index { again, .. } if again.len() == 1));
         assert_eq!(index.holding("flowerpot", true, &placed).len(), 2);
-        for term in ["blue", "key", "shed", "flowerpot", "sunday", "look", "absent"] {
+        for term in [
+            "blue",
+            "key",
+            "shed",
+            "flowerpot",
+            "sunday",
+            "look",
+            "absent",
+        ] {
             for itself in [true, false] {
                 assert_eq!(
                     index.holding(term, itself, &placed),

@@ -21,28 +21,34 @@ use unicode_normalization::char::is_combining_mark;
 
 /// Folds `text` (see the module documentation). Case is kept: the caller lowers it.
 pub(crate) fn fold(text: &str) -> String {
-    if text.is_ascii() {
-        fold_ascii(text)
+    let latin = if text.is_ascii() {
+        plain_ascii(text)
     } else {
-        fold_unicode(text)
+        plain_latin(text)
+    };
+    if may_hold_blood_group(&latin) {
+        spell_blood_groups(&latin)
+    } else {
+        latin
     }
 }
 
-/// [`fold`] of ASCII text, without the Unicode passes: ASCII is its own compatibility
-/// decomposition and holds no combining mark, format character or Cyrillic or Greek
-/// letter, and the backtick is its one character [`symbol`] maps.
-fn fold_ascii(text: &str) -> String {
-    spell_blood_groups(text.replace('`', "'"))
-}
-
-/// [`fold`] of any text.
-fn fold_unicode(text: &str) -> String {
+/// `text` with compatibility forms, accents, format characters, symbols and look-alike
+/// letters folded: [`fold`] but for the blood groups.
+fn plain_latin(text: &str) -> String {
     let plain: String = text
         .nfkd()
         .filter(|&c| !is_combining_mark(c) && !is_format(c))
         .flat_map(symbol)
         .collect();
-    spell_blood_groups(confusables_to_latin(&plain))
+    confusables_to_latin(&plain)
+}
+
+/// [`plain_latin`] of ASCII text, without the Unicode passes: ASCII is its own
+/// compatibility decomposition and holds no combining mark, format character or
+/// Cyrillic or Greek letter, and the backtick is its one character [`symbol`] maps.
+fn plain_ascii(text: &str) -> String {
+    text.replace('`', "'")
 }
 
 /// Whether `c` is an invisible format character (Unicode category Cf and the
@@ -195,15 +201,19 @@ fn confusables_to_latin(text: &str) -> String {
     out
 }
 
+/// Whether `text` may hold a blood group with a sign: an `A`, `B` or `O` just before a
+/// `+` or `-`, as every group [`spell_blood_groups`] spells out ends. Without one, that
+/// pass would leave the text as it is.
+fn may_hold_blood_group(text: &str) -> bool {
+    text.as_bytes()
+        .windows(2)
+        .any(|w| matches!(w, [b'A' | b'B' | b'O', b'+' | b'-']))
+}
+
 /// Spells out blood groups written with a sign: `B-` → `B negative`, `AB+` →
 /// `AB positive`. The group must stand alone in upper case (`A-`, `O+`), so a hyphen
 /// inside a word (`O-ring`, `B-movie`) or a grade in lower case is left alone.
-fn spell_blood_groups(text: String) -> String {
-    // A group ends in `A`, `B` or `O` just before its sign.
-    let signed = |w: &[u8]| matches!(w, [b'A' | b'B' | b'O', b'+' | b'-']);
-    if !text.as_bytes().windows(2).any(signed) {
-        return text;
-    }
+fn spell_blood_groups(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -241,7 +251,45 @@ fn spell_blood_groups(text: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::fold;
+    use super::*;
+
+    /// Hand-written texts for the fast paths: plain ASCII with odd spacing, backticks
+    /// and signs beside letters, and text that is not ASCII.
+    const FAST_PATH_TEXTS: &[&str] = &[
+        "My blood type is AB+ and hers is O-.",
+        "an O-ring, a B-movie, grade b- and A+B, ABO+",
+        "x+y=z, C++ and C-, Tel. +44 20 7946 0958, -5 and +3",
+        "`quoted` with backticks, 'single' and \"double\" quotes",
+        "  double  spaces\tand\ttabs\nnew lines  ",
+        "Café Zoë, Straße 5, naïve",
+        "Ｉｍｏｇｅｎ and ﬁsh, Ａ＋ and Ｏ\u{2212}",
+        "\u{0406}m\u{043E}g\u{0435}n in Москва",
+        "It\u{2019}s 6\u{2013}7 km, \u{201C}far\u{201D}",
+        "Zero\u{200B}width and soft\u{00AD}hyphen, B\u{2212}",
+        "\u{1F44D}\u{1F3FD} yes, \u{274C} no",
+        "",
+        "O+",
+        "A",
+    ];
+
+    #[test]
+    fn the_fast_paths_fold_as_the_full_passes_do() {
+        for &text in FAST_PATH_TEXTS {
+            if text.is_ascii() {
+                assert_eq!(plain_ascii(text), plain_latin(text), "{text:?}");
+            }
+            let latin = plain_latin(text);
+            if !may_hold_blood_group(&latin) {
+                assert_eq!(spell_blood_groups(&latin), latin, "{text:?}");
+            }
+        }
+        // The texts reach both sides of each check.
+        assert!(FAST_PATH_TEXTS.iter().any(|t| t.is_ascii()));
+        assert!(FAST_PATH_TEXTS.iter().any(|t| !t.is_ascii()));
+        let latin: Vec<String> = FAST_PATH_TEXTS.iter().map(|t| plain_latin(t)).collect();
+        assert!(latin.iter().any(|t| may_hold_blood_group(t)));
+        assert!(latin.iter().any(|t| !may_hold_blood_group(t)));
+    }
 
     #[test]
     fn invisible_characters_inside_words_are_removed() {

@@ -91,10 +91,7 @@ impl Text {
     /// Normalises `text`.
     pub(crate) fn new(text: &str) -> Text {
         Text {
-            readings: token_readings(text)
-                .into_iter()
-                .map(Reading::new)
-                .collect(),
+            readings: token_readings(text).into_iter().map(Reading::new).collect(),
         }
     }
 
@@ -160,10 +157,14 @@ impl Text {
 /// without articles.
 pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
     let lowered = lower(text);
-    let iso = rewrite_iso_dates(&lowered);
-    let month_first = rewrite_numeric_dates(&iso, DateOrder::MonthFirst);
+    let iso = where_needed(&lowered, digit_before_separator, rewrite_iso_dates);
+    let month_first = where_needed(&iso, digit_before_separator, |t| {
+        rewrite_numeric_dates(t, DateOrder::MonthFirst)
+    });
     let mut sequences = vec![tokens_after_dates(&month_first)];
-    let day_first = rewrite_numeric_dates(&iso, DateOrder::DayFirst);
+    let day_first = where_needed(&iso, digit_before_separator, |t| {
+        rewrite_numeric_dates(t, DateOrder::DayFirst)
+    });
     // Without an ambiguous numeric date the day-first reading is the main one (and
     // so is everything read from it): it is only worked out when it differs.
     if day_first != month_first {
@@ -172,13 +173,15 @@ pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
     if let Some(unhyphenated) = join_hyphenated(&lowered) {
         sequences.push(tokens_of(&unhyphenated, DateOrder::MonthFirst));
     }
-    if let Some(arabic) = roman_numerals(text) {
+    if may_hold_roman_numeral(text)
+        && let Some(arabic) = roman_numerals(text)
+    {
         sequences.push(tokens_of(&lower(&arabic), DateOrder::MonthFirst));
     }
     let joined: Vec<Vec<String>> = sequences
         .iter()
         .filter_map(|t| join_spelled(t))
-        .map(dates)
+        .map(|t| if names_a_month(&t) { dates(&t) } else { t })
         .collect();
     sequences.extend(joined);
     let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
@@ -197,11 +200,6 @@ pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
 /// (`XIV`, never `IIII`). A reading of its own, so a text keeps its letters too
 /// (`MD` stays a title in the main reading).
 fn roman_numerals(text: &str) -> Option<String> {
-    // A numeral is a word of two or more of these capitals: none without two in a row.
-    let numeral = |b: &u8| b"IVXLCDM".contains(b);
-    if !text.as_bytes().windows(2).any(|w| numeral(&w[0]) && numeral(&w[1])) {
-        return None;
-    }
     let mut changed = false;
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
@@ -225,6 +223,15 @@ fn roman_numerals(text: &str) -> Option<String> {
     }
     flush(&mut word, &mut out);
     changed.then_some(out)
+}
+
+/// Whether `text` may hold a Roman numeral: a word of two or more of the capitals
+/// `IVXLCDM` has two of them in a row. Without, [`roman_numerals`] finds none.
+fn may_hold_roman_numeral(text: &str) -> bool {
+    let numeral = |b: &u8| b"IVXLCDM".contains(b);
+    text.as_bytes()
+        .windows(2)
+        .any(|w| numeral(&w[0]) && numeral(&w[1]))
 }
 
 /// The value of a canonical Roman numeral of two or more capitals, up to 3999.
@@ -307,19 +314,34 @@ enum DateOrder {
 /// form.
 fn lower(text: &str) -> String {
     let mut lowered = if text.is_ascii() {
-        // ASCII holds no vulgar fraction, folds to ASCII, and lowers letter by letter.
-        let mut folded = fold(text);
-        folded.make_ascii_lowercase();
-        folded
+        lower_ascii(text)
     } else {
-        fold(&vulgar_fractions(text)).to_lowercase()
+        lower_unicode(text)
     };
+    // Each is rewritten in a copy only where it occurs.
     for (from, to) in [("a.m.", "am"), ("p.m.", "pm"), ("a.m", "am"), ("p.m", "pm")] {
         if lowered.contains(from) {
             lowered = lowered.replace(from, to);
         }
     }
-    rewrite_times(lowered)
+    if may_hold_time(&lowered) {
+        rewrite_times(&lowered)
+    } else {
+        lowered
+    }
+}
+
+/// Unicode-folded, lower-cased text.
+fn lower_unicode(text: &str) -> String {
+    fold(&vulgar_fractions(text)).to_lowercase()
+}
+
+/// [`lower_unicode`] of ASCII text, which holds no vulgar fraction, folds to ASCII and
+/// lowers letter by letter.
+fn lower_ascii(text: &str) -> String {
+    let mut folded = fold(text);
+    folded.make_ascii_lowercase();
+    folded
 }
 
 /// Vulgar fractions as decimals: `10½` → `10.5`, `¾` → `0.75`.
@@ -350,8 +372,24 @@ fn vulgar_fractions(text: &str) -> String {
 }
 
 fn tokens_of(lowered: &str, order: DateOrder) -> Vec<String> {
-    let iso = rewrite_iso_dates(lowered);
-    tokens_after_dates(&rewrite_numeric_dates(&iso, order))
+    let iso = where_needed(lowered, digit_before_separator, rewrite_iso_dates);
+    tokens_after_dates(&where_needed(&iso, digit_before_separator, |t| {
+        rewrite_numeric_dates(t, order)
+    }))
+}
+
+/// `text` through `pass`, or `text` itself where `may_change` shows that the pass
+/// would leave it as it is.
+fn where_needed<'t>(
+    text: &'t str,
+    may_change: fn(&str) -> bool,
+    pass: impl FnOnce(&str) -> String,
+) -> Cow<'t, str> {
+    if may_change(text) {
+        Cow::Owned(pass(text))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The tokens of lowered text whose numeric dates are already rewritten.
@@ -361,28 +399,34 @@ fn tokens_after_dates(numeric: &str) -> Vec<String> {
     for word in words {
         expand(word, &mut expanded);
     }
-    frequencies(durations(dates(numbers(expanded))))
+    let numbered = numbers(expanded);
+    let dated = if names_a_month(&numbered) {
+        dates(&numbered)
+    } else {
+        numbered
+    };
+    let timed = if counts_hours(&dated) {
+        durations(&dated)
+    } else {
+        dated
+    };
+    frequencies(timed)
 }
 
 /// Lengths of time in one form: hours and minutes (`7 hours 30 minutes`, `7 hrs and
 /// 30 mins`, `7 hours and a half`, `an hour and a half`) become hours, with a quarter,
 /// half or three quarters as a decimal (`7.5 hours`); other minutes stay beside the
 /// hours (`7 hours 10 minutes`).
-fn durations(tokens: Vec<String>) -> Vec<String> {
-    let hour = |t: &str| matches!(t, "hour" | "hours" | "hr" | "hrs" | "h");
-    // Every rewrite starts at a count of hours.
-    if !tokens.iter().any(|t| hour(t)) {
-        return tokens;
-    }
+fn durations(tokens: &[String]) -> Vec<String> {
     let minute = |t: &str| matches!(t, "minute" | "minutes" | "min" | "mins");
     let at = |i: usize| tokens.get(i).map(String::as_str).unwrap_or("");
     let mut out = Vec::with_capacity(tokens.len());
     let mut i = 0;
     while i < tokens.len() {
         // "an hour" counts as 1 hour.
-        let (hours, unit) = if is_digits(at(i)) && hour(at(i + 1)) {
+        let (hours, unit) = if is_digits(at(i)) && is_hour(at(i + 1)) {
             (at(i).parse::<u64>().ok(), i + 1)
-        } else if matches!(at(i), "an" | "a" | "one") && hour(at(i + 1)) {
+        } else if matches!(at(i), "an" | "a" | "one") && is_hour(at(i + 1)) {
             (Some(1), i + 1)
         } else {
             (None, i)
@@ -436,6 +480,17 @@ fn durations(tokens: Vec<String>) -> Vec<String> {
         }
     }
     out
+}
+
+/// A unit of hours.
+fn is_hour(token: &str) -> bool {
+    matches!(token, "hour" | "hours" | "hr" | "hrs" | "h")
+}
+
+/// Whether `tokens` hold a unit of hours, as every length of time [`durations`]
+/// rewrites does.
+fn counts_hours(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| is_hour(t))
 }
 
 /// Rates in one form: `each week`, `every week`, `a week`, `weekly` and `per week` all
@@ -625,20 +680,21 @@ const EVENING: [&str; 5] = [
 /// of the day from a following `am`/`pm` or phrase, or from a 24-hour clock (`18:15`,
 /// `06:15`, `00:30`). A time with nothing to tell the part of the day keeps its
 /// numbers only.
-fn rewrite_times(text: String) -> String {
-    // A time starts at a digit, and is followed by a colon or by a phrase naming the
-    // part of the day: every such phrase holds one of these words.
-    let phrase = ["morning", "afternoon", "evening", "night"];
-    if !text.bytes().any(|b| b.is_ascii_digit())
-        || !text.contains(':') && !phrase.iter().any(|p| text.contains(p))
-    {
-        return text;
-    }
+fn rewrite_times(text: &str) -> String {
     rewrite_at_words(
-        &text,
+        text,
         |_| true,
         |chars| time_at(chars).or_else(|| hour_at(chars)),
     )
+}
+
+/// Whether `text` may hold a clock time that [`rewrite_times`] rewrites: a digit, and
+/// a colon or a phrase naming the part of the day (every such phrase holds one of
+/// these words).
+fn may_hold_time(text: &str) -> bool {
+    let phrase = ["morning", "afternoon", "evening", "night"];
+    text.bytes().any(|b| b.is_ascii_digit())
+        && (text.contains(':') || phrase.iter().any(|p| text.contains(p)))
 }
 
 /// A clock time at the start of `chars`: the replacement and the length read.
@@ -728,15 +784,13 @@ fn hour_at(chars: &[char]) -> Option<(String, usize)> {
 
 /// Rewrites `YYYY-MM`, `YYYY-MM-DD` (or with `/`) standing alone into
 /// `YYYY monthname [D]`.
-fn rewrite_iso_dates(text: &str) -> Cow<'_, str> {
-    if !digit_before_separator(text) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(rewrite_at_words(text, |_| true, iso_date_at))
+fn rewrite_iso_dates(text: &str) -> String {
+    rewrite_at_words(text, |_| true, iso_date_at)
 }
 
 /// Whether `text` has an ASCII digit followed by `/` or `-`, as every ISO or numeric
-/// date does.
+/// date does: without, [`rewrite_iso_dates`] and [`rewrite_numeric_dates`] leave it as
+/// it is.
 fn digit_before_separator(text: &str) -> bool {
     text.as_bytes()
         .windows(2)
@@ -816,15 +870,12 @@ fn iso_date_at(chars: &[char]) -> Option<(String, usize)> {
 /// Rewrites numeric dates standing alone into words: `M/D/YYYY` (or with `-`, and
 /// two-digit years), read day first when the first number cannot be a month or when
 /// `order` says so and the day and month could be swapped; and `M/YYYY`.
-fn rewrite_numeric_dates(text: &str, order: DateOrder) -> Cow<'_, str> {
-    if !digit_before_separator(text) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(rewrite_at_words(
+fn rewrite_numeric_dates(text: &str, order: DateOrder) -> String {
+    rewrite_at_words(
         text,
         |before| before != '/',
         |chars| numeric_date_at(chars, order),
-    ))
+    )
 }
 
 /// A numeric date at the start of `chars`: the replacement and the length read.
@@ -1439,12 +1490,13 @@ fn year_of(token: Option<&String>) -> Option<&String> {
     })
 }
 
+/// Whether `tokens` name a month, as every date [`dates`] rewrites does.
+fn names_a_month(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| month_of(t).is_some())
+}
+
 /// Puts dates written with month names into the order `year month day`.
-fn dates(tokens: Vec<String>) -> Vec<String> {
-    // Every date rewritten here names a month.
-    if !tokens.iter().any(|t| month_of(t).is_some()) {
-        return tokens;
-    }
+fn dates(tokens: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     let at = |j: usize| tokens.get(j);
@@ -1519,6 +1571,109 @@ mod tests {
         assert!(text.contains(&Text::value("12")));
         assert!(text.contains(&Text::value("chapter XII")));
         assert!(!Text::new("Chapter XI.").contains(&Text::value("12")));
+    }
+
+    /// Hand-written texts for the fast paths: clock times and dates in many forms,
+    /// numbers in words, odd spacing, hyphens, signs, Roman numerals, and text that is
+    /// not ASCII (accents, curly quotes, fullwidth forms, look-alike letters, digits of
+    /// other scripts, letters whose case maps to more than one character).
+    const FAST_PATH_TEXTS: &[&str] = &[
+        "Lunch is at 12:30 p.m. on the 5th, not 12:30 a.m.",
+        "I get up at 6 in the morning and sleep at 10 at night.",
+        "She leaves at 7 o'clock in the evening, back by 23:45.",
+        "The meeting moved to 06:15:30am, then to 18:00, then 7:5.",
+        "Born 2024-06-05; moved 2024/06; left 12024-06 and 2024-13.",
+        "Rent went up on 5/11/1993, or was it 11/5/93? Since 12/2024 it's 3-4 weeks late.",
+        "Call 555-0142 or 020 7946 0958, extension 4-4-1-7.",
+        "A score of 10-2, a ratio of 3/4 and 1/2/3/4.",
+        "Chapter XII of Book MCMXC, not IIII or MD, and XIV is fine.",
+        "I, Claudius; I am OK. DC is a city, CD a disc, MIX a verb.",
+        "Twenty-one years, three hundred and five days, nineteen ninety-one.",
+        "seventy-two point five kilos, one point two five litres, forty grand",
+        "I sleep seven and a half hours, 7 hrs 10 mins, an hour and a half on Sundays.",
+        "It's half past 2, quarter to 7, 10 to 6 in the morning.",
+        "June 5th, 2024 and 5 June 2024 and the 5th of June, may I add, in Sept 2023.",
+        "I may march in March; Jan said so in jan.",
+        "  Lots   of\tspaces\n\nand   tabs\t\t here  ",
+        "well-known, riza-triptan, O-ring, B-movie, x-ray, re-enter",
+        "Blood type AB+ (not O-), grade b- and A+B",
+        "`Backticks` and 'quotes' and \"double quotes\"",
+        "I m o g e n, I-m-o-g-e-n, 4 4 1 7, 44 17, 403(b), 221 B",
+        "don't, can't, cannot, won't, let's, rock'n'roll, David's, it's",
+        "6pm, 68k, 1.5k, $3,500, 3.5 km, 50%, salt & pepper",
+        "the 1990s and the '80s, 2020-2024, 2 hours each day, weekly, annually",
+        "Temperatures of -5 and +3, 4 - 2 = 2",
+        "ONE TWO THREE FOUR, Twelve Thirty PM",
+        "Café Zoë at 6:15 p.m. \u{2014} naïve crème brûlée",
+        "It\u{2019}s 6\u{2013}7 km \u{201C}far\u{201D}, isn\u{2019}t it?",
+        "Ｉｍｏｇｅｎ paid ¾ of 10½ pounds",
+        "\u{0406}m\u{043E}g\u{0435}n lives in Москва, since 2024\u{2011}06\u{2011}05",
+        "Zero\u{200B}width, soft\u{00AD}hyphen, no\u{00A0}break space at 7:05",
+        "B\u{2212} is negative; AB\u{FF0B}?",
+        "\u{1F44D}\u{1F3FD} at 9:00, \u{274C} at 21:00",
+        "ＸＩＩ and \u{216B}",
+        "\u{01C5} \u{0130}stanbul \u{1E9E} \u{212B} \u{212A}",
+        "\u{0661}\u{0662}:\u{0663}\u{0660} and \u{096D} and \u{00B2}",
+        "",
+        "-",
+        "12:00",
+    ];
+
+    #[test]
+    fn the_fast_paths_give_what_the_full_passes_give() {
+        for &text in FAST_PATH_TEXTS {
+            if text.is_ascii() {
+                assert_eq!(lower_ascii(text), lower_unicode(text), "{text:?}");
+            }
+            // Lower-casing as it was written before its fast paths.
+            let full = rewrite_times(
+                &lower_unicode(text)
+                    .replace("a.m.", "am")
+                    .replace("p.m.", "pm")
+                    .replace("a.m", "am")
+                    .replace("p.m", "pm"),
+            );
+            assert_eq!(lower(text), full, "{text:?}");
+            // A pass skipped by its check would have left the text as it is.
+            for t in [text, full.as_str()] {
+                if !may_hold_time(t) {
+                    assert_eq!(rewrite_times(t), t);
+                }
+                if !digit_before_separator(t) {
+                    assert_eq!(rewrite_iso_dates(t), t);
+                    for order in [DateOrder::MonthFirst, DateOrder::DayFirst] {
+                        assert_eq!(rewrite_numeric_dates(t, order), t);
+                    }
+                }
+                if !may_hold_roman_numeral(t) {
+                    assert_eq!(roman_numerals(t), None);
+                }
+            }
+            let mut expanded = Vec::new();
+            for word in split_words(&full) {
+                expand(word, &mut expanded);
+            }
+            for tokens in [&numbers(expanded), &normalize(text)] {
+                if !names_a_month(tokens) {
+                    assert_eq!(&dates(tokens), tokens, "{text:?}");
+                }
+                if !counts_hours(tokens) {
+                    assert_eq!(&durations(tokens), tokens, "{text:?}");
+                }
+            }
+        }
+        // The texts reach both sides of every check.
+        let lowered: Vec<String> = FAST_PATH_TEXTS.iter().map(|t| lower_unicode(t)).collect();
+        let both = |check: &dyn Fn(&str) -> bool, texts: &[&str]| {
+            texts.iter().any(|t| check(t)) && texts.iter().any(|t| !check(t))
+        };
+        let lowered: Vec<&str> = lowered.iter().map(String::as_str).collect();
+        assert!(both(&|t| t.is_ascii(), FAST_PATH_TEXTS));
+        assert!(both(&may_hold_time, &lowered));
+        assert!(both(&digit_before_separator, &lowered));
+        assert!(both(&may_hold_roman_numeral, FAST_PATH_TEXTS));
+        assert!(both(&|t| names_a_month(&normalize(t)), FAST_PATH_TEXTS));
+        assert!(both(&|t| counts_hours(&normalize(t)), FAST_PATH_TEXTS));
     }
 
     fn norm(text: &str) -> String {
