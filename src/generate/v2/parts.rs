@@ -70,17 +70,20 @@ impl Inventory {
         }
     }
 
+    /// The entries, as parts.
+    fn parts(self) -> &'static [Part] {
+        &PARTS.of[self as usize]
+    }
+
     /// The entry at `index`, as a part.
     pub fn part(self, index: usize) -> Part {
-        Part {
-            text: &self.entries()[index],
-            id: IDS.of[self as usize][index],
-        }
+        self.parts()[index]
     }
 
     /// One entry, uniformly (one draw, as [`Rng::text`] makes).
     pub fn draw(self, rng: &mut Rng) -> Part {
-        self.part(rng.below(self.entries().len()))
+        let parts = self.parts();
+        parts[rng.below(parts.len())]
     }
 }
 
@@ -93,13 +96,14 @@ pub struct Part {
     id: usize,
 }
 
-/// The ids of every inventory's entries, by [`Inventory`] and index.
-struct Ids {
-    of: Vec<Vec<usize>>,
+/// Every inventory's entries as parts, by [`Inventory`] and index.
+struct Parts {
+    of: Vec<Vec<Part>>,
+    /// How many distinct texts they hold.
     count: usize,
 }
 
-static IDS: Lazy<Ids> = Lazy::new(|| {
+static PARTS: Lazy<Parts> = Lazy::new(|| {
     let mut by_text: FxHashMap<&str, usize> = FxHashMap::default();
     let of = Inventory::ALL
         .iter()
@@ -109,12 +113,15 @@ static IDS: Lazy<Ids> = Lazy::new(|| {
                 .iter()
                 .map(|entry| {
                     let next = by_text.len();
-                    *by_text.entry(entry).or_insert(next)
+                    Part {
+                        text: entry,
+                        id: *by_text.entry(entry).or_insert(next),
+                    }
                 })
                 .collect()
         })
         .collect();
-    Ids {
+    Parts {
         of,
         count: by_text.len(),
     }
@@ -126,7 +133,7 @@ pub struct PartSet(Vec<u64>);
 impl PartSet {
     /// The empty set.
     pub fn new() -> PartSet {
-        PartSet(vec![0; IDS.count.div_ceil(64)])
+        PartSet(vec![0; PARTS.count.div_ceil(64)])
     }
 
     /// Whether a part of the same text is in the set.
