@@ -223,6 +223,15 @@ enum Transport {
 }
 
 impl Transport {
+    /// The stdio client, when this is one (the only transport without the `http` feature).
+    fn stdio(&self) -> Option<&stdio::StdioClient> {
+        match self {
+            Transport::Stdio(client) => Some(client),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
     /// Makes sure no write still in flight is carried out: a stdio adapter's process
     /// is replaced (the next call starts a new one); over HTTP, the calls were cut off
     /// by closing their connections already.
@@ -863,10 +872,11 @@ async fn start_processes(
     match failure {
         None => Ok(started),
         Some(err) => {
-            for (transport, _) in &started {
-                if let Transport::Stdio(client) = transport {
-                    client.close().await;
-                }
+            for client in started
+                .iter()
+                .filter_map(|(transport, _)| transport.stdio())
+            {
+                client.close().await;
             }
             Err(err)
         }
@@ -876,11 +886,8 @@ async fn start_processes(
 /// Closes the stdio processes started so far when a pool cannot be made.
 async fn close_all(members: &[Arc<Client>], also: Option<&Transport>) {
     let transports = members.iter().map(|m| &m.transport).chain(also);
-    for transport in transports {
-        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
-        if let Transport::Stdio(client) = transport {
-            client.close().await;
-        }
+    for client in transports.filter_map(Transport::stdio) {
+        client.close().await;
     }
 }
 
@@ -977,11 +984,7 @@ impl RemoteFactory {
                 process: i + 1,
                 namespaces: assigned.namespaces[i],
                 calls: member.calls.load(Ordering::Relaxed),
-                restarts: match &member.transport {
-                    Transport::Stdio(client) => client.restarts(),
-                    #[cfg(feature = "http")]
-                    Transport::Http(_) => 0,
-                },
+                restarts: member.transport.stdio().map_or(0, |c| c.restarts()),
             })
             .collect()
     }
@@ -1022,11 +1025,7 @@ impl RemoteFactory {
             .pool
             .members
             .iter()
-            .filter_map(|member| match &member.transport {
-                Transport::Stdio(client) => Some(client.stderr_tail()),
-                #[cfg(feature = "http")]
-                Transport::Http(_) => None,
-            })
+            .filter_map(|member| member.transport.stdio().map(|c| c.stderr_tail()))
             .collect();
         match tails.len() {
             0 => None,
@@ -1124,10 +1123,8 @@ impl RemoteFactory {
     pub async fn shutdown(&self) -> Result<(), CallError> {
         let result = self.call(method::SHUTDOWN, json!({})).await.map(|_| ());
         for member in &self.pool.members {
-            match &member.transport {
-                Transport::Stdio(client) => client.close().await,
-                #[cfg(feature = "http")]
-                Transport::Http(_) => {}
+            if let Some(client) = member.transport.stdio() {
+                client.close().await;
             }
         }
         result
@@ -1137,9 +1134,7 @@ impl RemoteFactory {
 impl Client {
     /// [`RemoteFactory::shutdown_gracefully`] for one process.
     async fn shutdown_gracefully(self: &Arc<Self>) {
-        // Without the `http` feature stdio is the only transport.
-        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
-        let Transport::Stdio(client) = &self.transport else {
+        let Some(client) = self.transport.stdio() else {
             return;
         };
         if self.breaker.open_reason().is_none() {
