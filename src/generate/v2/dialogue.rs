@@ -33,8 +33,19 @@ pub struct Used {
 impl Used {
     /// Nothing said yet.
     pub fn new() -> Used {
+        Used::with_room(0)
+    }
+
+    /// Nothing said yet, in a session of `turns` turns: the set of sentences is made
+    /// large enough for them at once rather than grown as they come.
+    fn for_turns(turns: usize) -> Used {
+        // A user turn says three sentences or so.
+        Used::with_room(4 * turns)
+    }
+
+    fn with_room(sentences: usize) -> Used {
         Used {
-            sentences: FxHashSet::default(),
+            sentences: FxHashSet::with_capacity_and_hasher(sentences, Default::default()),
             parts: PartSet::new(),
             assistant_parts: PartSet::new(),
         }
@@ -639,7 +650,7 @@ pub fn realise_session(
     let last = plan.slots.len().saturating_sub(1);
     // The session's request exchanges were written beforehand: no ordinary turn may
     // repeat one of their user sentences.
-    let mut used = Used::new();
+    let mut used = Used::for_turns(plan.slots.len());
     for slot in &plan.slots {
         if let Slot::Request(r) = *slot {
             hear(&mut used, &request_turns[r].user);
