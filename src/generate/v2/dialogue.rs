@@ -11,6 +11,7 @@ use super::parts::{Inventory, Part, PartSet};
 use super::when::relative_when;
 use crate::dataset::Turn;
 use crate::dataset::fidelity::normal;
+use crate::generate::Phrasing;
 use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
@@ -554,8 +555,8 @@ pub fn disclosure(
                 .render(phrases.says.pick(rng, ctx.phrasing), value, when)
         }
         (7..=14, _) | (_, None) => {
-            let own = parity(&t.say, ctx.phrasing);
-            ctx.profile.render(own[rng.below(own.len())], value, when)
+            let own = pick_parity(rng, &t.say, ctx.phrasing);
+            ctx.profile.render(own, value, when)
         }
         _ => {
             let claim = ctx.profile.render(&t.claim, value, when);
@@ -566,23 +567,18 @@ pub fn disclosure(
     capitalize(&sentence)
 }
 
-/// The half of a list a phrasing draws from when the list is not split in the data:
-/// even places for `dev`, odd ones for `test` (the whole list when it has one entry).
-pub fn parity(list: &[String], phrasing: crate::generate::Phrasing) -> Vec<&str> {
-    use crate::generate::Phrasing;
-    let all: Vec<&str> = list.iter().map(String::as_str).collect();
-    if all.len() < 2 {
-        return all;
+/// One entry, uniformly, of the half of a list a phrasing draws from when the list is
+/// not split in the data: even places for `dev`, odd ones for `test` (the whole list
+/// when it has one entry). `list` must not be empty.
+pub fn pick_parity<'a>(rng: &mut Rng, list: &'a [String], phrasing: Phrasing) -> &'a str {
+    if list.len() < 2 {
+        return rng.text(list);
     }
-    all.iter()
-        .enumerate()
-        .filter(|(i, _)| match phrasing {
-            Phrasing::Dev => i % 2 == 0,
-            Phrasing::Test => i % 2 == 1,
-            Phrasing::All => true,
-        })
-        .map(|(_, s)| *s)
-        .collect()
+    match phrasing {
+        Phrasing::Dev => &list[2 * rng.below(list.len().div_ceil(2))],
+        Phrasing::Test => &list[2 * rng.below(list.len() / 2) + 1],
+        Phrasing::All => rng.text(list),
+    }
 }
 
 /// A turn in which the user discloses an atomic fact, maybe with another one.
@@ -795,11 +791,7 @@ mod tests {
     fn no_ordinary_turn_repeats_a_sentence_of_a_request_in_its_session() {
         let mut repeats = Vec::new();
         let mut requests = 0;
-        for phrasing in [
-            crate::generate::Phrasing::All,
-            crate::generate::Phrasing::Dev,
-            crate::generate::Phrasing::Test,
-        ] {
+        for phrasing in [Phrasing::All, Phrasing::Dev, Phrasing::Test] {
             for spec in crate::generate::global_plan(42) {
                 let instance = super::super::generate_instance(42, &spec, phrasing);
                 for r in &instance.requests {
@@ -821,6 +813,30 @@ mod tests {
         }
         assert!(requests > 300, "{requests}");
         assert!(repeats.is_empty(), "{repeats:#?}");
+    }
+
+    #[test]
+    fn a_phrasing_draws_from_its_half_of_an_unsplit_list() {
+        let mut rng = Rng::new(5);
+        for n in 1..6 {
+            let list: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            for phrasing in Phrasing::ALL {
+                let mut drawn: Vec<usize> = (0..200)
+                    .map(|_| pick_parity(&mut rng, &list, phrasing).parse().unwrap())
+                    .collect();
+                drawn.sort_unstable();
+                drawn.dedup();
+                let half: Vec<usize> = (0..n)
+                    .filter(|i| match phrasing {
+                        _ if n < 2 => true,
+                        Phrasing::Dev => i % 2 == 0,
+                        Phrasing::Test => i % 2 == 1,
+                        Phrasing::All => true,
+                    })
+                    .collect();
+                assert_eq!(drawn, half, "{n} entries, {phrasing}");
+            }
+        }
     }
 
     #[test]
