@@ -331,10 +331,10 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         let frame = assistant_part(rng, used, Inventory::AdviceFrames);
         with_scenario(frame, scenario, &[("action", &action)])
     };
-    let tips = rng.sample(&scenario.tips.iter().collect::<Vec<_>>(), 2);
+    let tips = rng.sample(&scenario.tips, 2);
     let mut parts: Vec<Cow<str>> = vec![lead.into(), open.into()];
     if rng.chance(1, 3) {
-        parts.push(tips[0].into());
+        parts.push(tips[0].as_str().into());
     }
     parts.push(advice(rng, used).into());
     if rng.chance(3, 5) {
@@ -347,7 +347,7 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 5) {
-        parts.push(tips[1].into());
+        parts.push(tips[1].as_str().into());
     }
     if rng.chance(1, 4) {
         parts.push(assistant_part(rng, used, Inventory::Reasons).into());
