@@ -17,7 +17,7 @@ use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
 use once_cell::sync::Lazy;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
 /// What a session has said so far: its user sentences, in the normal form that
@@ -53,21 +53,18 @@ impl Used {
     }
 }
 
-/// Whether no sentence of `text` has been said in the session.
-pub(crate) fn unheard(used: &Used, text: &str) -> bool {
-    sentences(text).all(|x| !used.sentences.contains(&normal(x)))
-}
-
 /// Records the sentences of `text` as said in the session.
 pub(crate) fn hear(used: &mut Used, text: &str) {
-    for x in sentences(text) {
-        used.sentences.insert(normal(x));
-    }
+    used.sentences.extend(normal_sentences(text));
 }
 
-/// Records the sentences of `text` unless one of them was said already; returns
-/// whether it did ([`unheard`] then [`hear`], normalising each sentence once and
-/// stopping at the first one said).
+/// The normal form of each sentence of `text`.
+fn normal_sentences(text: &str) -> Vec<String> {
+    sentences(text).map(normal).collect()
+}
+
+/// Records the sentences of `text` unless one of them was said already in the session;
+/// returns whether it did.
 fn hear_if_unheard(used: &mut Used, text: &str) -> bool {
     let mut normals = Vec::new();
     for x in sentences(text) {
@@ -137,15 +134,37 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
     })
 }
 
+/// The normal forms of the sentences of every scenario's own questions, by question:
+/// a session looks at all of its scenario's at every fourth question it asks.
+static ASK_SENTENCES: Lazy<FxHashMap<&'static str, Vec<String>>> = Lazy::new(|| {
+    v1_data()
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.asks)
+        .map(|a| (a.as_str(), normal_sentences(a)))
+        .collect()
+});
+
 /// A question about the scenario: one of its own (once a session) or a frame with
 /// the scenario's topic and a constraint.
 fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
     if rng.chance(1, 4) {
-        let unused: Vec<&String> = scenario.asks.iter().filter(|a| unheard(used, a)).collect();
+        let normals = |a: &str| -> Cow<[String]> {
+            match ASK_SENTENCES.get(a) {
+                Some(normals) => normals.into(),
+                None => normal_sentences(a).into(),
+            }
+        };
+        let unused: Vec<(&String, Cow<[String]>)> = scenario
+            .asks
+            .iter()
+            .map(|a| (a, normals(a)))
+            .filter(|(_, normals)| normals.iter().all(|x| !used.sentences.contains(x)))
+            .collect();
         if !unused.is_empty() {
-            let a = unused[rng.below(unused.len())].clone();
-            hear(used, &a);
-            return a;
+            let (a, normals) = &unused[rng.below(unused.len())];
+            used.sentences.extend(normals.iter().cloned());
+            return a.to_string();
         }
     }
     framed_ask(rng, Some(&scenario.topic), used)
@@ -718,9 +737,9 @@ mod tests {
     fn a_sentence_said_once_is_heard_in_any_case_or_punctuation() {
         let mut used = Used::new();
         hear(&mut used, "Could you drop that? Thank you.");
-        assert!(!unheard(&used, "Okay, brain full. Thank you!"));
-        assert!(!unheard(&used, "could you drop THAT"));
-        assert!(unheard(&used, "Okay, brain full."));
+        assert!(!hear_if_unheard(&mut used, "Okay, brain full. Thank you!"));
+        assert!(!hear_if_unheard(&mut used, "could you drop THAT"));
+        assert!(hear_if_unheard(&mut used, "Okay, brain full."));
     }
 
     #[test]
