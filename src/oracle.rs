@@ -195,7 +195,7 @@ impl PassIndex {
         self.full.push(Vec::new());
         self.bare.push(Vec::new());
         if let Some(singular) = singular {
-            // A shorter word: numbering it ends.
+            // The singular is shorter than the word: this numbering ends.
             self.singular[id as usize] = self.word(singular);
         }
         id
@@ -651,8 +651,8 @@ mod tests {
                 .collect()
         };
         for (&id, text) in ids.iter().zip(texts) {
-            let text = Text::new(text);
-            let expected: Vec<(&[String], &[String])> = text.reading_tokens().collect();
+            let normalised = Text::new(text);
+            let expected: Vec<(&[String], &[String])> = normalised.reading_tokens().collect();
             let read = &index.readings[id as usize];
             assert_eq!(read.len(), expected.len(), "{text:?}");
             for (sequence, (tokens, bare)) in read.iter().zip(expected) {
