@@ -968,6 +968,62 @@ fn numeric_date_at(chars: &[char], order: DateOrder) -> Option<(String, usize)> 
 /// joining digit groups (`3,500`) and decimals (`3.5`); `%` becomes `percent` and `&`
 /// becomes `and`.
 fn split_words(text: &str) -> Vec<String> {
+    if text.is_ascii() {
+        split_ascii(text)
+    } else {
+        split_unicode(text)
+    }
+}
+
+/// [`split_unicode`] of ASCII text, a byte at a time: a word is a run of the text, each
+/// copied out at once (without its thousands separators).
+fn split_ascii(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let around = |i: usize| {
+        let prev = i.checked_sub(1).map_or(b' ', |p| bytes[p]);
+        let next = bytes.get(i + 1).copied().unwrap_or(b' ');
+        (prev, next)
+    };
+    let mut words = Vec::new();
+    let flush = |start: &mut Option<usize>, end: usize, words: &mut Vec<String>| {
+        if let Some(start) = start.take() {
+            let word = &text[start..end];
+            words.push(if word.contains(',') {
+                word.replace(',', "")
+            } else {
+                word.to_string()
+            });
+        }
+    };
+    // Where the word being read starts.
+    let mut start: Option<usize> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        let (prev, next) = around(i);
+        let inside = b.is_ascii_alphanumeric()
+            || start.is_some()
+                && match b {
+                    // A thousands separator (dropped) or a decimal point.
+                    b',' | b'.' => prev.is_ascii_digit() && next.is_ascii_digit(),
+                    b'\'' => prev.is_ascii_alphabetic() && next.is_ascii_alphabetic(),
+                    _ => false,
+                };
+        if inside {
+            start.get_or_insert(i);
+            continue;
+        }
+        flush(&mut start, i, &mut words);
+        match b {
+            b'%' => words.push("percent".to_string()),
+            b'&' => words.push("and".to_string()),
+            _ => {}
+        }
+    }
+    flush(&mut start, bytes.len(), &mut words);
+    words
+}
+
+/// Splits any text into words (see [`split_words`]).
+fn split_unicode(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     // Each word is copied out at its exact length; `current` keeps its buffer.
@@ -1682,6 +1738,11 @@ mod tests {
                 }
                 if !may_hold_roman_numeral(t) {
                     assert_eq!(roman_numerals(t), None);
+                }
+            }
+            for t in [text, full.as_str()] {
+                if t.is_ascii() {
+                    assert_eq!(split_ascii(t), split_unicode(t), "{t:?}");
                 }
             }
             let mut expanded = Vec::new();
