@@ -27,7 +27,7 @@
 use crate::answer::pass::{FastMap, MemoryIds};
 use crate::answer::{AnswerError, Answerer, ReadingCache};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
-use crate::judge::rule::normalize::{Text, token_readings};
+use crate::judge::rule::normalize::{Text, readings_before_singulars, singular_of, with_singulars};
 use crate::system::Memory;
 use async_trait::async_trait;
 
@@ -122,6 +122,9 @@ pub(crate) struct PassIndex {
     words: FastMap<String, u32>,
     /// Whether each word is an article (`a`, `an`, `the`), by word id.
     article: Vec<bool>,
+    /// The singular of each word that is a plural noun, by word id; for any other
+    /// word, the word itself.
+    singular: Vec<u32>,
     /// Each memory's readings, by memory id.
     readings: Vec<Vec<Sequence>>,
     /// Where each article occurs in the readings' tokens with articles, by word id:
@@ -137,12 +140,21 @@ impl PassIndex {
     fn add(&mut self, memories: &[Memory]) -> Vec<u32> {
         let (ids, fresh) = self.ids.resolve(memories.iter().map(|m| m.text.as_str()));
         for id in fresh {
+            // The readings of `Text::new` as word ids: those in the singular worked
+            // out from each word's singular, and each reading's tokens without
+            // articles from which words are articles.
+            let before: Vec<Vec<u32>> = readings_before_singulars(self.ids.text(id))
+                .into_iter()
+                .map(|tokens| tokens.into_iter().map(|t| self.word(t)).collect())
+                .collect();
+            let all = with_singulars(before, |&w| {
+                let singular = self.singular[w as usize];
+                (singular != w).then_some(singular)
+            });
             let mut readings = Vec::new();
-            // The readings of `Text::new`, whose tokens without articles this index
-            // works out from its own word ids.
-            for (r, tokens) in token_readings(self.ids.text(id)).into_iter().enumerate() {
+            for (r, tokens) in all.into_iter().enumerate() {
                 let reading = u32::try_from(r).expect("a text has few readings");
-                let tokens: Box<[u32]> = tokens.into_iter().map(|t| self.word(t)).collect();
+                let tokens = tokens.into_boxed_slice();
                 let bare: Box<[u32]> = tokens
                     .iter()
                     .copied()
@@ -168,17 +180,24 @@ impl PassIndex {
         ids
     }
 
-    /// The id of a word, numbering it if it is new.
+    /// The id of a word, numbering it (and its singular, if it is a plural) if it is
+    /// new.
     fn word(&mut self, token: String) -> u32 {
         if let Some(&id) = self.words.get(&token) {
             return id;
         }
         let id = u32::try_from(self.words.len()).expect("fewer than 2^32 words in a pass");
+        let singular = singular_of(&token);
         self.article
             .push(matches!(token.as_str(), "a" | "an" | "the"));
         self.words.insert(token, id);
+        self.singular.push(id);
         self.full.push(Vec::new());
         self.bare.push(Vec::new());
+        if let Some(singular) = singular {
+            // The singular is shorter than the word: this numbering ends.
+            self.singular[id as usize] = self.word(singular);
+        }
         id
     }
 
@@ -606,6 +625,40 @@ mod tests {
                 expected,
                 "{value:?} in {memory:?} (the index)"
             );
+        }
+    }
+
+    #[test]
+    fn the_index_reads_each_memory_as_the_normaliser_does() {
+        let texts = [
+            "User: my allergies are to penicillins and the cats' hair.",
+            "Both buses and glasses; the classes of 3 dresses, analyses of theses.",
+            "No plural here at all",
+            "the a an",
+            "Running shoes: Nike-brand, twenty-one pairs on 5/11/1993.",
+            "Ｉｍｏｇｅｎ's dogs: XII puppies, I-m-o-g-e-n's kittens",
+        ];
+        let mut index = PassIndex::default();
+        let ids = index.add(&mem(&texts));
+        let mut names = vec![""; index.words.len()];
+        for (word, &id) in &index.words {
+            names[id as usize] = word;
+        }
+        let spelled = |words: &[u32]| -> Vec<String> {
+            words
+                .iter()
+                .map(|&w| names[w as usize].to_string())
+                .collect()
+        };
+        for (&id, text) in ids.iter().zip(texts) {
+            let normalised = Text::new(text);
+            let expected: Vec<(&[String], &[String])> = normalised.reading_tokens().collect();
+            let read = &index.readings[id as usize];
+            assert_eq!(read.len(), expected.len(), "{text:?}");
+            for (sequence, (tokens, bare)) in read.iter().zip(expected) {
+                assert_eq!(spelled(&sequence.tokens), tokens, "{text:?}");
+                assert_eq!(spelled(&sequence.bare), bare, "{text:?}");
+            }
         }
     }
 

@@ -208,9 +208,9 @@ pub fn generate(config: &GenConfig) -> Dataset {
     Dataset::from_encoded(encoded, config.source())
 }
 
-/// Makes each spec's instance, with its file's bytes, on as many threads as there
-/// are cores, in the specs' order. An instance depends only on the configuration and
-/// its spec, so the bytes are those of making them one after the other. The longest
+/// `make` applied to every spec on as many threads as there are cores, the results
+/// in the specs' order. An instance depends only on the configuration and its spec,
+/// so the bytes are those of making the instances one after the other. The longest
 /// tiers go first, so that no thread is left with a long instance at the end.
 fn in_parallel<T: Send>(
     specs: &[InstanceSpec],
@@ -244,7 +244,10 @@ fn in_parallel<T: Send>(
             }
         }
     });
-    slots.into_iter().flatten().collect()
+    slots
+        .into_iter()
+        .map(|made| made.expect("every spec is taken by one thread"))
+        .collect()
 }
 
 /// Generates one instance of the global plan with the configuration's generator and

@@ -7,7 +7,7 @@
 
 use super::Context;
 use super::data::data;
-use super::dialogue::{Used, disclosure, hear, lead_into, parity, talk_turn};
+use super::dialogue::{Used, disclosure, hear, lead_into, pick_parity, talk_turn};
 use crate::dataset::{Attack, Question, Suite, Turn};
 use crate::generate::data::data as v1_data;
 use crate::generate::plan::{InstancePlan, RequestPlan};
@@ -197,8 +197,8 @@ fn relearning(
             lead_into(p.relearn_intros.pick(rng, ctx.phrasing), &said, &new)
         }
         FactRef::Derived(d) => {
-            let own = parity(&profile.derived[d].template.relearn, ctx.phrasing);
-            profile.render_derived(d, own[rng.below(own.len())], &new)
+            let own = pick_parity(rng, &profile.derived[d].template.relearn, ctx.phrasing);
+            profile.render_derived(d, own, &new)
         }
     };
     let statement = Turn {

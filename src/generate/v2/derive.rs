@@ -17,7 +17,9 @@ use crate::generate::profile::{DerivedFact, GenProfile, clashes, derived_value, 
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, Month, word_number};
 use once_cell::sync::Lazy;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, PoisonError};
 
 static TEMPLATES: Lazy<Vec<DerivedTemplate>> = Lazy::new(|| {
     serde_json::from_str(include_str!("../../../data/generator/v2/derived.json"))
@@ -53,7 +55,15 @@ static FIXED_TEXT: Lazy<String> = Lazy::new(|| {
 /// dialogue ("six months" in a piece of advice), where an inferential target must
 /// never be stated.
 fn in_fixed_text(lower: &str) -> bool {
-    FIXED_TEXT.contains(lower)
+    // The same values come up in instance after instance: each is looked for once.
+    static FOUND: Lazy<Mutex<FxHashMap<String, bool>>> = Lazy::new(Default::default);
+    let mut found = FOUND.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&known) = found.get(lower) {
+        return known;
+    }
+    let known = FIXED_TEXT.contains(lower);
+    found.insert(lower.to_string(), known);
+    known
 }
 
 /// A rule applied to a profile.

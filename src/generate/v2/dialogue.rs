@@ -11,12 +11,13 @@ use super::parts::{Inventory, Part, PartSet};
 use super::when::relative_when;
 use crate::dataset::Turn;
 use crate::dataset::fidelity::normal;
+use crate::generate::Phrasing;
 use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
 use once_cell::sync::Lazy;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
 /// What a session has said so far: its user sentences, in the normal form that
@@ -33,29 +34,37 @@ pub struct Used {
 impl Used {
     /// Nothing said yet.
     pub fn new() -> Used {
+        Used::with_room(0)
+    }
+
+    /// Nothing said yet, in a session of `turns` turns: the set of sentences is made
+    /// large enough for them at once rather than grown as they come.
+    fn for_turns(turns: usize) -> Used {
+        // A user turn says three sentences or so.
+        Used::with_room(4 * turns)
+    }
+
+    fn with_room(sentences: usize) -> Used {
         Used {
-            sentences: FxHashSet::default(),
+            sentences: FxHashSet::with_capacity_and_hasher(sentences, Default::default()),
             parts: PartSet::new(),
             assistant_parts: PartSet::new(),
         }
     }
 }
 
-/// Whether no sentence of `text` has been said in the session.
-pub(crate) fn unheard(used: &Used, text: &str) -> bool {
-    sentences(text).all(|x| !used.sentences.contains(&normal(x)))
-}
-
 /// Records the sentences of `text` as said in the session.
 pub(crate) fn hear(used: &mut Used, text: &str) {
-    for x in sentences(text) {
-        used.sentences.insert(normal(x));
-    }
+    used.sentences.extend(normal_sentences(text));
 }
 
-/// Records the sentences of `text` unless one of them was said already; returns
-/// whether it did ([`unheard`] then [`hear`], normalising each sentence once and
-/// stopping at the first one said).
+/// The normal form of each sentence of `text`.
+fn normal_sentences(text: &str) -> Vec<String> {
+    sentences(text).map(normal).collect()
+}
+
+/// Records the sentences of `text` unless one of them was said already in the session;
+/// returns whether it did.
 fn hear_if_unheard(used: &mut Used, text: &str) -> bool {
     let mut normals = Vec::new();
     for x in sentences(text) {
@@ -125,15 +134,37 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
     })
 }
 
+/// The normal forms of the sentences of every scenario's own questions, by question:
+/// a session looks at all of its scenario's at every fourth question it asks.
+static ASK_SENTENCES: Lazy<FxHashMap<&'static str, Vec<String>>> = Lazy::new(|| {
+    v1_data()
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.asks)
+        .map(|a| (a.as_str(), normal_sentences(a)))
+        .collect()
+});
+
 /// A question about the scenario: one of its own (once a session) or a frame with
 /// the scenario's topic and a constraint.
 fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
     if rng.chance(1, 4) {
-        let unused: Vec<&String> = scenario.asks.iter().filter(|a| unheard(used, a)).collect();
+        let normals = |a: &str| -> Cow<[String]> {
+            match ASK_SENTENCES.get(a) {
+                Some(normals) => normals.into(),
+                None => normal_sentences(a).into(),
+            }
+        };
+        let unused: Vec<(&String, Cow<[String]>)> = scenario
+            .asks
+            .iter()
+            .map(|a| (a, normals(a)))
+            .filter(|(_, normals)| normals.iter().all(|x| !used.sentences.contains(x)))
+            .collect();
         if !unused.is_empty() {
-            let a = unused[rng.below(unused.len())].clone();
-            hear(used, &a);
-            return a;
+            let (a, normals) = &unused[rng.below(unused.len())];
+            used.sentences.extend(normals.iter().cloned());
+            return a.to_string();
         }
     }
     framed_ask(rng, Some(&scenario.topic), used)
@@ -319,10 +350,10 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         let frame = assistant_part(rng, used, Inventory::AdviceFrames);
         with_scenario(frame, scenario, &[("action", &action)])
     };
-    let tips = rng.sample(&scenario.tips.iter().collect::<Vec<_>>(), 2);
+    let tips = rng.sample(&scenario.tips, 2);
     let mut parts: Vec<Cow<str>> = vec![lead.into(), open.into()];
     if rng.chance(1, 3) {
-        parts.push(tips[0].into());
+        parts.push(tips[0].as_str().into());
     }
     parts.push(advice(rng, used).into());
     if rng.chance(3, 5) {
@@ -335,7 +366,7 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
         parts.push(advice(rng, used).into());
     }
     if rng.chance(1, 5) {
-        parts.push(tips[1].into());
+        parts.push(tips[1].as_str().into());
     }
     if rng.chance(1, 4) {
         parts.push(assistant_part(rng, used, Inventory::Reasons).into());
@@ -543,8 +574,8 @@ pub fn disclosure(
                 .render(phrases.says.pick(rng, ctx.phrasing), value, when)
         }
         (7..=14, _) | (_, None) => {
-            let own = parity(&t.say, ctx.phrasing);
-            ctx.profile.render(own[rng.below(own.len())], value, when)
+            let own = pick_parity(rng, &t.say, ctx.phrasing);
+            ctx.profile.render(own, value, when)
         }
         _ => {
             let claim = ctx.profile.render(&t.claim, value, when);
@@ -555,23 +586,18 @@ pub fn disclosure(
     capitalize(&sentence)
 }
 
-/// The half of a list a phrasing draws from when the list is not split in the data:
-/// even places for `dev`, odd ones for `test` (the whole list when it has one entry).
-pub fn parity(list: &[String], phrasing: crate::generate::Phrasing) -> Vec<&str> {
-    use crate::generate::Phrasing;
-    let all: Vec<&str> = list.iter().map(String::as_str).collect();
-    if all.len() < 2 {
-        return all;
+/// One entry, uniformly, of the half of a list a phrasing draws from when the list is
+/// not split in the data: even places for `dev`, odd ones for `test` (the whole list
+/// when it has one entry). `list` must not be empty.
+pub fn pick_parity<'a>(rng: &mut Rng, list: &'a [String], phrasing: Phrasing) -> &'a str {
+    if list.len() < 2 {
+        return rng.text(list);
     }
-    all.iter()
-        .enumerate()
-        .filter(|(i, _)| match phrasing {
-            Phrasing::Dev => i % 2 == 0,
-            Phrasing::Test => i % 2 == 1,
-            Phrasing::All => true,
-        })
-        .map(|(_, s)| *s)
-        .collect()
+    match phrasing {
+        Phrasing::Dev => &list[2 * rng.below(list.len().div_ceil(2))],
+        Phrasing::Test => &list[2 * rng.below(list.len() / 2) + 1],
+        Phrasing::All => rng.text(list),
+    }
 }
 
 /// A turn in which the user discloses an atomic fact, maybe with another one.
@@ -639,7 +665,7 @@ pub fn realise_session(
     let last = plan.slots.len().saturating_sub(1);
     // The session's request exchanges were written beforehand: no ordinary turn may
     // repeat one of their user sentences.
-    let mut used = Used::new();
+    let mut used = Used::for_turns(plan.slots.len());
     for slot in &plan.slots {
         if let Slot::Request(r) = *slot {
             hear(&mut used, &request_turns[r].user);
@@ -711,9 +737,9 @@ mod tests {
     fn a_sentence_said_once_is_heard_in_any_case_or_punctuation() {
         let mut used = Used::new();
         hear(&mut used, "Could you drop that? Thank you.");
-        assert!(!unheard(&used, "Okay, brain full. Thank you!"));
-        assert!(!unheard(&used, "could you drop THAT"));
-        assert!(unheard(&used, "Okay, brain full."));
+        assert!(!hear_if_unheard(&mut used, "Okay, brain full. Thank you!"));
+        assert!(!hear_if_unheard(&mut used, "could you drop THAT"));
+        assert!(hear_if_unheard(&mut used, "Okay, brain full."));
     }
 
     #[test]
@@ -784,11 +810,7 @@ mod tests {
     fn no_ordinary_turn_repeats_a_sentence_of_a_request_in_its_session() {
         let mut repeats = Vec::new();
         let mut requests = 0;
-        for phrasing in [
-            crate::generate::Phrasing::All,
-            crate::generate::Phrasing::Dev,
-            crate::generate::Phrasing::Test,
-        ] {
+        for phrasing in [Phrasing::All, Phrasing::Dev, Phrasing::Test] {
             for spec in crate::generate::global_plan(42) {
                 let instance = super::super::generate_instance(42, &spec, phrasing);
                 for r in &instance.requests {
@@ -810,6 +832,30 @@ mod tests {
         }
         assert!(requests > 300, "{requests}");
         assert!(repeats.is_empty(), "{repeats:#?}");
+    }
+
+    #[test]
+    fn a_phrasing_draws_from_its_half_of_an_unsplit_list() {
+        let mut rng = Rng::new(5);
+        for n in 1..6 {
+            let list: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            for phrasing in Phrasing::ALL {
+                let mut drawn: Vec<usize> = (0..200)
+                    .map(|_| pick_parity(&mut rng, &list, phrasing).parse().unwrap())
+                    .collect();
+                drawn.sort_unstable();
+                drawn.dedup();
+                let half: Vec<usize> = (0..n)
+                    .filter(|i| match phrasing {
+                        _ if n < 2 => true,
+                        Phrasing::Dev => i % 2 == 0,
+                        Phrasing::Test => i % 2 == 1,
+                        Phrasing::All => true,
+                    })
+                    .collect();
+                assert_eq!(drawn, half, "{n} entries, {phrasing}");
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,8 @@ use crate::generate::rng::Rng;
 use once_cell::sync::Lazy;
 use rustc_hash::FxHashMap;
 
-/// An inventory of `talk.json` whose entries are parts.
+/// An inventory of `talk.json` whose entries are parts, named after its field of
+/// [`Talk`](super::data::Talk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Inventory {
     AskFrames,

@@ -156,6 +156,12 @@ impl Text {
 /// first, without duplicates: what [`Text::new`] reads, without the readings' tokens
 /// without articles.
 pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
+    with_singulars(readings_before_singulars(text), |t: &String| singular_of(t))
+}
+
+/// The tokens of each reading of `text` but those in the singular, in the order
+/// [`token_readings`] lists them, duplicates included.
+pub(crate) fn readings_before_singulars(text: &str) -> Vec<Vec<String>> {
     let lowered = lower(text);
     let iso = where_needed(&lowered, digit_before_separator, rewrite_iso_dates);
     let month_first = where_needed(&iso, digit_before_separator, |t| {
@@ -184,15 +190,49 @@ pub(crate) fn token_readings(text: &str) -> Vec<Vec<String>> {
         .map(|t| if names_a_month(&t) { dates(&t) } else { t })
         .collect();
     sequences.extend(joined);
-    let singular: Vec<Vec<String>> = sequences.iter().filter_map(|t| singular(t)).collect();
+    sequences
+}
+
+/// `sequences` followed by their readings with plural nouns in the singular, without
+/// duplicates (the first of equal sequences kept). `singular_of` gives the singular of
+/// a token that is a plural noun and `None` for any other: [`singular_of`] on words, or
+/// the same on tokens that stand for words. A sequence without plurals has no singular
+/// reading.
+pub(crate) fn with_singulars<T: Clone + PartialEq>(
+    mut sequences: Vec<Vec<T>>,
+    singular_of: impl Fn(&T) -> Option<T>,
+) -> Vec<Vec<T>> {
+    let singular: Vec<Vec<T>> = sequences
+        .iter()
+        .filter_map(|tokens| each_changed(tokens, &singular_of))
+        .collect();
     sequences.extend(singular);
-    let mut distinct: Vec<Vec<String>> = Vec::with_capacity(sequences.len());
+    let mut distinct: Vec<Vec<T>> = Vec::with_capacity(sequences.len());
     for tokens in sequences {
         if !distinct.contains(&tokens) {
             distinct.push(tokens);
         }
     }
     distinct
+}
+
+/// `tokens` with each token `change` changes changed, `None` when it changes none. The
+/// tokens are copied only once one changes.
+fn each_changed<T: Clone>(tokens: &[T], change: impl Fn(&T) -> Option<T>) -> Option<Vec<T>> {
+    let mut out: Option<Vec<T>> = None;
+    for (i, token) in tokens.iter().enumerate() {
+        match (change(token), &mut out) {
+            (Some(changed), Some(out)) => out.push(changed),
+            (Some(changed), None) => {
+                let mut copy = tokens[..i].to_vec();
+                copy.push(changed);
+                out = Some(copy);
+            }
+            (None, Some(out)) => out.push(token.clone()),
+            (None, None) => {}
+        }
+    }
+    out
 }
 
 /// `text` with its Roman numerals written in digits (`Chapter XII` → `Chapter 12`), if
@@ -646,15 +686,10 @@ fn spoken_year_at(tokens: &[String]) -> Option<(String, usize)> {
     None
 }
 
-/// The reading with plural nouns in the singular (`penicillins` → `penicillin`,
-/// `allergies` → `allergy`); `None` when no word changes. Words of three letters or
-/// fewer and words ending in `ss`, `us` or `is` are kept.
-fn singular(tokens: &[String]) -> Option<Vec<String>> {
-    rewrite_runs(tokens, |at| singular_of(&at[0]).map(|stem| (stem, 1)))
-}
-
-/// The singular of a plural noun (see [`singular`]); `None` for any other word.
-fn singular_of(t: &str) -> Option<String> {
+/// The singular of a plural noun (`penicillins` → `penicillin`, `allergies` →
+/// `allergy`); `None` for any other word. Words of three letters or fewer and words
+/// ending in `ss`, `us` or `is` are kept.
+pub(crate) fn singular_of(t: &str) -> Option<String> {
     let alphabetic = t.chars().all(|c| c.is_ascii_alphabetic());
     if !alphabetic || t.len() <= 3 || ["ss", "us", "is"].iter().any(|e| t.ends_with(e)) {
         return None;
@@ -933,6 +968,62 @@ fn numeric_date_at(chars: &[char], order: DateOrder) -> Option<(String, usize)> 
 /// joining digit groups (`3,500`) and decimals (`3.5`); `%` becomes `percent` and `&`
 /// becomes `and`.
 fn split_words(text: &str) -> Vec<String> {
+    if text.is_ascii() {
+        split_ascii(text)
+    } else {
+        split_unicode(text)
+    }
+}
+
+/// [`split_unicode`] of ASCII text, a byte at a time: a word is a run of the text, each
+/// copied out at once (without its thousands separators).
+fn split_ascii(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let around = |i: usize| {
+        let prev = i.checked_sub(1).map_or(b' ', |p| bytes[p]);
+        let next = bytes.get(i + 1).copied().unwrap_or(b' ');
+        (prev, next)
+    };
+    let mut words = Vec::new();
+    let flush = |start: &mut Option<usize>, end: usize, words: &mut Vec<String>| {
+        if let Some(start) = start.take() {
+            let word = &text[start..end];
+            words.push(if word.contains(',') {
+                word.replace(',', "")
+            } else {
+                word.to_string()
+            });
+        }
+    };
+    // Where the word being read starts.
+    let mut start: Option<usize> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        let (prev, next) = around(i);
+        let inside = b.is_ascii_alphanumeric()
+            || start.is_some()
+                && match b {
+                    // A thousands separator (dropped) or a decimal point.
+                    b',' | b'.' => prev.is_ascii_digit() && next.is_ascii_digit(),
+                    b'\'' => prev.is_ascii_alphabetic() && next.is_ascii_alphabetic(),
+                    _ => false,
+                };
+        if inside {
+            start.get_or_insert(i);
+            continue;
+        }
+        flush(&mut start, i, &mut words);
+        match b {
+            b'%' => words.push("percent".to_string()),
+            b'&' => words.push("and".to_string()),
+            _ => {}
+        }
+    }
+    flush(&mut start, bytes.len(), &mut words);
+    words
+}
+
+/// Splits any text into words (see [`split_words`]).
+fn split_unicode(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     // Each word is copied out at its exact length; `current` keeps its buffer.
@@ -1647,6 +1738,11 @@ mod tests {
                 }
                 if !may_hold_roman_numeral(t) {
                     assert_eq!(roman_numerals(t), None);
+                }
+            }
+            for t in [text, full.as_str()] {
+                if t.is_ascii() {
+                    assert_eq!(split_ascii(t), split_unicode(t), "{t:?}");
                 }
             }
             let mut expanded = Vec::new();
