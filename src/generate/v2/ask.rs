@@ -7,7 +7,7 @@
 
 use super::Context;
 use super::data::data;
-use super::dialogue::{Used, disclosure, hear, lead_into, parity, talk_turn};
+use super::dialogue::{Used, hear, parity, talk_turn};
 use crate::dataset::{Attack, Question, Suite, Turn};
 use crate::generate::data::data as v1_data;
 use crate::generate::plan::{InstancePlan, RequestPlan};
@@ -21,7 +21,11 @@ use crate::generate::text::{accepted_spellings, and_list, capitalize, fill, lowe
 /// The fact's own question in a frame of the phrasing's half ("Quick question:
 /// what is my home address?").
 fn framed(rng: &mut Rng, ctx: &Context, fact: FactRef) -> String {
-    let question = ctx.profile.question(fact);
+    in_frame(rng, ctx, ctx.profile.question(fact))
+}
+
+/// A question in a frame of the phrasing's half.
+fn in_frame(rng: &mut Rng, ctx: &Context, question: String) -> String {
     let lower = if question.starts_with("I ") {
         question.clone()
     } else {
@@ -177,9 +181,30 @@ pub fn request_questions(
     out
 }
 
+/// A similar new fact for relearning a fact that cannot change (a past event, a
+/// relative, a date of birth): a sentence stating `new` as the value of another
+/// fact of the same kind ("My next trip is to Lisbon.") and the question asking for
+/// it. `None` for a fact that can change, which is restated with its new value.
+fn similar_fact(rng: &mut Rng, ctx: &Context, fact: usize, new: &str) -> Option<(String, String)> {
+    let f = &ctx.profile.facts[fact];
+    if f.template.mutable {
+        return None;
+    }
+    let similar = data().facts.get(&f.template.key)?.similar.as_ref()?;
+    let says = similar.says.pool(ctx.phrasing);
+    let asks = similar.asks.pool(ctx.phrasing);
+    let k = rng.below(says.len());
+    let said = capitalize(&ctx.profile.render(says[k], new, None));
+    let asked = ctx.profile.render(asks[k.min(asks.len() - 1)], new, None);
+    Some((said, in_frame(rng, ctx, asked)))
+}
+
 /// The relearning question of a request: a short dialogue stating a new value of
-/// the same kind, and a question about the fact worded otherwise than the retention
-/// question (a paraphrase after a framed question, and the other way round).
+/// the same kind, and a question about it. A fact that can change is stated with its
+/// new value as a change, and asked about worded otherwise than the retention
+/// question (a paraphrase after a framed question, and the other way round); one
+/// that cannot gets a similar new fact of its kind (see [`similar_fact`]; a derived
+/// fact's own relearning sentences and question say which).
 fn relearning(
     rng: &mut Rng,
     ctx: &Context,
@@ -191,12 +216,20 @@ fn relearning(
     let profile = ctx.profile;
     let p = &data().phrases;
     let new = profile.new_value(target, rng);
-    let sentence = match target {
-        FactRef::Atomic(i) => {
-            let said = disclosure(rng, ctx, i, &new, None);
-            lead_into(p.relearn_intros.pick(rng, ctx.phrasing), &said, &new)
+    let similar = match target {
+        FactRef::Atomic(i) => similar_fact(rng, ctx, i, &new),
+        FactRef::Derived(_) => None,
+    };
+    let (said, similar_question) = similar.unzip();
+    let sentence = match (target, said) {
+        (_, Some(said)) => said,
+        (FactRef::Atomic(_), None) => {
+            let claim = profile.claim(target, &new);
+            capitalize(&fill(p.relearn_changes.pick(rng, ctx.phrasing), &|k| {
+                (k == "claim").then(|| claim.clone())
+            }))
         }
-        FactRef::Derived(d) => {
+        (FactRef::Derived(d), None) => {
             let own = parity(&profile.derived[d].template.relearn, ctx.phrasing);
             profile.render_derived(d, own[rng.below(own.len())], &new)
         }
@@ -220,9 +253,13 @@ fn relearning(
             }
         })
         .collect();
-    let text = match target {
-        FactRef::Derived(_) => profile.plain_question(target),
-        FactRef::Atomic(_) => {
+    let text = match (target, similar_question) {
+        (_, Some(asked)) => asked,
+        (FactRef::Derived(d), None) => match &profile.derived[d].template.relearn_question {
+            Some(question) => profile.render_derived(d, question, ""),
+            None => profile.plain_question(target),
+        },
+        (FactRef::Atomic(_), None) => {
             let others: Vec<String> = paraphrases(ctx, target)
                 .into_iter()
                 .filter(|a| a != retention)

@@ -45,6 +45,22 @@ pub struct FactPhrases {
     pub says: Split,
     /// Questions as people ask them.
     pub asks: Split,
+    /// For a fact that cannot change (a past event, a relative, a date of birth): a
+    /// similar new fact of the same kind, for relearning, so that no relearning
+    /// dialogue pretends the fact itself changed.
+    #[serde(default)]
+    pub similar: Option<Similar>,
+}
+
+/// A similar fact of the same kind as one that cannot change: sentences stating it
+/// with `{value}`, and questions asking for that value.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Similar {
+    /// Sentences stating the similar fact, with `{value}`.
+    pub says: Split,
+    /// Questions asking for its value.
+    pub asks: Split,
 }
 
 /// The phrasing inventories of requests, confirmations and questions.
@@ -96,8 +112,9 @@ pub struct Phrases {
     pub indirect: BTreeMap<String, Split>,
     /// Multi-hop attacks: `{related}` (facts the system still holds), `{topic}`.
     pub multi_hop: Split,
-    /// Openers of a relearning statement.
-    pub relearn_intros: Split,
+    /// Relearning statements of a fact that changed: `{claim}`, the fact with its new
+    /// value.
+    pub relearn_changes: Split,
     /// Assistant replies in a relearning dialogue.
     pub relearn_acks: Split,
 }
@@ -235,7 +252,7 @@ pub fn splits() -> Vec<(String, &'static Split)> {
         ("mention_frames".into(), &p.mention_frames),
         ("multi_hop".into(), &p.multi_hop),
         ("question_frames".into(), &p.question_frames),
-        ("relearn_intros".into(), &p.relearn_intros),
+        ("relearn_changes".into(), &p.relearn_changes),
         ("relearn_acks".into(), &p.relearn_acks),
     ];
     for (k, s) in &p.frames {
@@ -253,6 +270,10 @@ pub fn splits() -> Vec<(String, &'static Split)> {
     for (k, f) in &d.facts {
         out.push((format!("facts.{k}.says"), &f.says));
         out.push((format!("facts.{k}.asks"), &f.asks));
+        if let Some(similar) = &f.similar {
+            out.push((format!("facts.{k}.similar.says"), &similar.says));
+            out.push((format!("facts.{k}.similar.asks"), &similar.asks));
+        }
     }
     out
 }
@@ -367,6 +388,12 @@ mod tests {
         );
         check("mention_frames", &p.mention_frames, &["claim"], &["claim"]);
         check(
+            "relearn_changes",
+            &p.relearn_changes,
+            &["claim"],
+            &["claim"],
+        );
+        check(
             "question_frames",
             &p.question_frames,
             &["question", "q"],
@@ -381,7 +408,6 @@ mod tests {
             &p.confirm_update,
             &p.confirm_close,
             &p.mention_leads,
-            &p.relearn_intros,
             &p.relearn_acks,
         ] {
             check("fixed", s, &[], &[]);

@@ -167,6 +167,10 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
         }
         Rule::WholeYearsSince => {
             let (_, b) = pair()?;
+            // In the start's own calendar month the whole years depend on the day.
+            if month(b)?.month == start.month {
+                return None;
+            }
             let years = start.since(month(b)?) / 12;
             u32::try_from(years).ok().filter(|&n| n >= 1)?
         }
@@ -175,6 +179,9 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
         Rule::YearsSince => return None,
         Rule::YearsBetween => {
             let (a, b) = pair()?;
+            if month(a)?.month == month(b)?.month {
+                return None;
+            }
             let years = month(b)?.since(month(a)?) / 12;
             u32::try_from(years).ok().filter(|&n| n >= 1)?
         }
@@ -244,11 +251,15 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
     if (number == 0 && t.unit != Unit::Kin) || (t.unit == Unit::Month && number < 2) {
         return None;
     }
-    let vars = found
+    let mut vars: Vec<(String, String)> = found
         .iter()
         .zip(["a", "b"])
         .map(|(&s, k)| (k.to_string(), facts[s].value.clone()))
         .collect();
+    // Whole years up to the first session: the texts name that month.
+    if t.rule == Rule::WholeYearsSince {
+        vars.push(("ref".to_string(), start.long()));
+    }
     Some(Derivation {
         number,
         sources: found,
