@@ -108,7 +108,7 @@ fn derive(profile: &mut GenProfile, rng: &mut Rng, min_derived: usize) {
         let (_, d, value) = &candidates[c];
         let shares_source = d.sources.iter().any(|s| used.contains(s));
         let same_value = chosen.iter().any(|&o| clashes(&candidates[o].2, value));
-        if shares_source || same_value {
+        if shares_source || same_value || unclear(profile, &templates()[candidates[c].0], d) {
             continue;
         }
         used.extend(d.sources.iter().copied());
@@ -167,10 +167,6 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
         }
         Rule::WholeYearsSince => {
             let (_, b) = pair()?;
-            // In the start's own calendar month the whole years depend on the day.
-            if month(b)?.month == start.month {
-                return None;
-            }
             let years = start.since(month(b)?) / 12;
             u32::try_from(years).ok().filter(|&n| n >= 1)?
         }
@@ -179,9 +175,6 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
         Rule::YearsSince => return None,
         Rule::YearsBetween => {
             let (a, b) = pair()?;
-            if month(a)?.month == month(b)?.month {
-                return None;
-            }
             let years = month(b)?.since(month(a)?) / 12;
             u32::try_from(years).ok().filter(|&n| n >= 1)?
         }
@@ -265,6 +258,18 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
         sources: found,
         vars,
     })
+}
+
+/// Whether a span in whole years depends on the days its months leave out: both
+/// ends in the same calendar month (a job started in April 2017, counted to April
+/// 2025, is seven or eight full years). Such a fact is not chosen.
+fn unclear(profile: &GenProfile, t: &DerivedTemplate, d: &Derivation) -> bool {
+    let month = |i: usize| profile.facts[i].month.map(|m| m.month);
+    match (t.rule, &d.sources[..]) {
+        (Rule::WholeYearsSince, [_, b]) => month(*b) == Some(profile.start.month),
+        (Rule::YearsBetween, [a, b]) => month(*a) == month(*b),
+        _ => false,
+    }
 }
 
 /// The number a value starts with, in digits or words: "3 times a week" → 3,
