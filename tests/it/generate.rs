@@ -1383,8 +1383,8 @@ fn words(text: &str) -> Vec<String> {
 /// inflection.
 fn states_intent(text: &str) -> bool {
     const STEMS: &[&str] = &[
-        "forget", "forgot", "delet", "eras", "remov", "wipe", "wiping", "scrub", "purg",
-        "drop", "discard", "scrap", "destroy", "clear", "replac", "updat", "overwrit",
+        "forget", "forgot", "delet", "eras", "remov", "wipe", "wiping", "scrub", "purg", "drop",
+        "discard", "scrap", "destroy", "clear", "replac", "updat", "overwrit",
     ];
     const PHRASES: &[&str] = &[
         "get rid of",
@@ -1404,15 +1404,16 @@ fn states_intent(text: &str) -> bool {
     let w = words(text);
     let joined = w.join(" ");
     w.iter().any(|w| STEMS.iter().any(|s| w.starts_with(s)))
-        || PHRASES.iter().any(|p| format!(" {joined} ").contains(&format!(" {p} ")))
+        || PHRASES
+            .iter()
+            .any(|p| format!(" {joined} ").contains(&format!(" {p} ")))
 }
 
 /// The lead-ins a request may open with ("Before I forget,"), from the phrasing
 /// inventory: they are no part of what the request asks.
 static LEADS: Lazy<Vec<String>> = Lazy::new(|| {
     let path = manifest_dir().join("data/generator/v2/phrasing.json");
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let mut leads: Vec<String> = ["dev", "test"]
         .iter()
         .flat_map(|half| json["leads"][half].as_array().unwrap())
@@ -1461,10 +1462,24 @@ fn no_inferential_request_or_confirmation_says_the_fact_was_told() {
     let told = |text: &str| {
         let w = format!(" {} ", words(text).join(" "));
         [
-            " i told ", " i've told ", " i'd told ", " i never told ", " hadn't told ",
-            " told you ", " telling you ", " i said ", " i mentioned ", " i shared ",
-            " never mentioned ", " my mentioning ", " unsaid ", " never came up ",
-            " never said ", " never been said ", " having been said ", " you never heard ",
+            " i told ",
+            " i've told ",
+            " i'd told ",
+            " i never told ",
+            " hadn't told ",
+            " told you ",
+            " telling you ",
+            " i said ",
+            " i mentioned ",
+            " i shared ",
+            " never mentioned ",
+            " my mentioning ",
+            " unsaid ",
+            " never came up ",
+            " never said ",
+            " never been said ",
+            " having been said ",
+            " you never heard ",
             " regret sharing ",
         ]
         .iter()
@@ -1474,7 +1489,11 @@ fn no_inferential_request_or_confirmation_says_the_fact_was_told() {
     let mut problems = Vec::new();
     let mut inferential = 0;
     for instance in scanned() {
-        for r in instance.requests.iter().filter(|r| r.kind == RequestType::F4) {
+        for r in instance
+            .requests
+            .iter()
+            .filter(|r| r.kind == RequestType::F4)
+        {
             inferential += 1;
             for text in [without_leads(&r.turn.user), r.turn.assistant.clone()] {
                 if told(&text) {
@@ -1494,12 +1513,27 @@ fn confirmations_read_as_sentences() {
     // no longer keep it for good"), and a plural never takes a singular verb.
     let garbled = |clause: &str| {
         let w = format!(" {} ", words(clause).join(" "));
-        let negated = [" won't ", " no longer ", " not ", " anymore ", " again ", " from here on "]
-            .iter()
-            .any(|n| w.contains(n));
+        let negated = [
+            " won't ",
+            " no longer ",
+            " not ",
+            " anymore ",
+            " again ",
+            " from here on ",
+        ]
+        .iter()
+        .any(|n| w.contains(n));
         let completes = [
-            " for good ", " permanently ", " completely ", " entirely ", " right away ",
-            " straight away ", " as of now ", " once and for all ", " altogether ", " now ",
+            " for good ",
+            " permanently ",
+            " completely ",
+            " entirely ",
+            " right away ",
+            " straight away ",
+            " as of now ",
+            " once and for all ",
+            " altogether ",
+            " now ",
         ]
         .iter()
         .any(|a| w.ends_with(a));
@@ -1539,12 +1573,24 @@ enum Kind {
 
 fn kind_of(gold: &str) -> Kind {
     const MONTHS: [&str; 12] = [
-        "January", "February", "March", "April", "May", "June", "July", "August",
-        "September", "October", "November", "December",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
     ];
     let w: Vec<&str> = gold.split(' ').collect();
     let year = |s: &str| s.len() == 4 && s.chars().all(|c| c.is_ascii_digit());
-    let units = ["year", "years", "month", "months", "hour", "hours", "minute", "minutes"];
+    let units = [
+        "year", "years", "month", "months", "hour", "hours", "minute", "minutes",
+    ];
     if MONTHS.contains(&w[0]) && w.last().is_some_and(|y| year(y)) && w.len() <= 3 {
         Kind::Date
     } else if gold.ends_with("years old") {
@@ -1557,7 +1603,9 @@ fn kind_of(gold: &str) -> Kind {
     {
         Kind::Duration
     } else if gold.len() >= 4
-        && gold.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && gold
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
         && gold.chars().any(|c| c.is_ascii_digit())
     {
         Kind::Code
@@ -1572,7 +1620,9 @@ fn kind_of(gold: &str) -> Kind {
 fn misfit(text: &str, gold: &str) -> Option<&'static str> {
     let lower = text.to_lowercase();
     let mut starts = vec![0];
-    for w in ["how ", "what ", "when ", "where ", "who ", "which ", "at what ", "in what "] {
+    for w in [
+        "how ", "what ", "when ", "where ", "who ", "which ", "at what ", "in what ",
+    ] {
         for sep in [", ", ": ", ". ", "? "] {
             starts.extend(lower.rfind(&format!("{sep}{w}")).map(|i| i + sep.len()));
         }
@@ -1580,15 +1630,29 @@ fn misfit(text: &str, gold: &str) -> Option<&'static str> {
     let clause = &lower[starts.into_iter().max().unwrap_or(0)..];
     let kind = kind_of(gold);
     let asks_duration = clause.contains("how long")
-        || ["years", "months", "hours"]
-            .iter()
-            .any(|u| clause.contains(&format!("how many {u}")) || clause.contains(&format!("how many full {u}")))
-        || ["how much sleep", "how much time", "how far", "the length", "time-wise"]
-            .iter()
-            .any(|w| clause.contains(w));
-    let asks_date = ["when ", "since when", "which month", "what month", "what day", "what date"]
+        || ["years", "months", "hours"].iter().any(|u| {
+            clause.contains(&format!("how many {u}"))
+                || clause.contains(&format!("how many full {u}"))
+        })
+        || [
+            "how much sleep",
+            "how much time",
+            "how far",
+            "the length",
+            "time-wise",
+        ]
         .iter()
-        .any(|w| clause.contains(w))
+        .any(|w| clause.contains(w));
+    let asks_date = [
+        "when ",
+        "since when",
+        "which month",
+        "what month",
+        "what day",
+        "what date",
+    ]
+    .iter()
+    .any(|w| clause.contains(w))
         || clause.contains("date of birth")
         || clause.contains("born");
     let asks_age = clause.contains("how old") || clause.contains("what age");
@@ -1610,7 +1674,8 @@ fn misfit(text: &str, gold: &str) -> Option<&'static str> {
     if kind == Kind::Code && !(clause.starts_with("what") || clause.starts_with("which")) {
         return Some("the gold is a number or a code, but the question does not ask for one");
     }
-    if clause.starts_with("what day do i") && gold.chars().rev().take(4).all(|c| c.is_ascii_digit()) {
+    if clause.starts_with("what day do i") && gold.chars().rev().take(4).all(|c| c.is_ascii_digit())
+    {
         return Some("asks for a day of the year, but the gold is a date with its year");
     }
     None
@@ -1618,7 +1683,13 @@ fn misfit(text: &str, gold: &str) -> Option<&'static str> {
 
 #[test]
 fn every_question_asks_for_the_kind_of_answer_its_gold_is() {
-    assert!(misfit("How long ago did I get the keys to this place?", "June 2013").is_some());
+    assert!(
+        misfit(
+            "How long ago did I get the keys to this place?",
+            "June 2013"
+        )
+        .is_some()
+    );
     assert!(misfit("Where are my airline points logged?", "UA2206184").is_some());
     assert!(misfit("When did I move into my current home?", "June 2013").is_none());
     assert!(
@@ -1642,7 +1713,10 @@ fn every_question_asks_for_the_kind_of_answer_its_gold_is() {
             }
             asked += 1;
             if let Some(why) = misfit(&q.text, &q.gold) {
-                problems.push(format!("{} {}: {why}: {:?} -> {:?}", instance.id, q.id, q.text, q.gold));
+                problems.push(format!(
+                    "{} {}: {why}: {:?} -> {:?}",
+                    instance.id, q.id, q.text, q.gold
+                ));
             }
         }
     }
@@ -1657,8 +1731,18 @@ fn derived_whole_years_are_asked_as_full_years_to_a_named_month() {
     // the gold must not depend on a date that is neither a source nor in the question.
     let month_of = |text: &str| -> Option<(i32, u32)> {
         const MONTHS: [&str; 12] = [
-            "January", "February", "March", "April", "May", "June", "July", "August",
-            "September", "October", "November", "December",
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
         ];
         let w: Vec<&str> = text
             .split(|c: char| c.is_whitespace() || c == ',' || c == '?')
@@ -1722,15 +1806,35 @@ fn derived_whole_years_are_asked_as_full_years_to_a_named_month() {
 /// A whole number from 1 to 99 written in words ("eight", "twenty-one").
 fn number_in_words(text: &str) -> Option<u32> {
     const UNITS: [&str; 19] = [
-        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-        "eighteen", "nineteen",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
     ];
     const TENS: [&str; 8] = [
         "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
     ];
     let unit = |w: &str| UNITS.iter().position(|u| *u == w).map(|i| i as u32 + 1);
-    let ten = |w: &str| TENS.iter().position(|t| *t == w).map(|i| 10 * (i as u32 + 2));
+    let ten = |w: &str| {
+        TENS.iter()
+            .position(|t| *t == w)
+            .map(|i| 10 * (i as u32 + 2))
+    };
     match text.split_once('-') {
         Some((t, u)) => Some(ten(t)? + unit(u).filter(|&u| u < 10)?),
         None => unit(text).or_else(|| ten(text)),

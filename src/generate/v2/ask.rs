@@ -323,3 +323,83 @@ pub fn preservation_questions(rng: &mut Rng, ctx: &Context, plan: &InstancePlan)
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Phrasing;
+    use crate::generate::plan::plan_instance_with;
+
+    /// Relearning states a new value a person's life could change to, or else a similar
+    /// new fact: a past event, a relative or a date of birth never gets a relearning
+    /// item that asks for the fact itself again with another value, and no relearning
+    /// statement passes a new value off as a correction of a mistake.
+    #[test]
+    fn relearning_never_restates_a_fact_that_cannot_change() {
+        let mut problems = Vec::new();
+        let (mut fixed, mut changeable) = (0, 0);
+        for (seed, phrasing) in [(42, Phrasing::All), (5, Phrasing::Dev), (6, Phrasing::Test)] {
+            for spec in crate::generate::global_plan(seed) {
+                let instance = super::super::generate_instance(seed, &spec, phrasing);
+                let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
+                let (profile, _) =
+                    plan_instance_with(&spec, &mut rng, super::super::derive::synthesize);
+                let all = Context {
+                    profile: &profile,
+                    phrasing: Phrasing::All,
+                    free: Vec::new(),
+                };
+                for q in instance
+                    .questions
+                    .iter()
+                    .filter(|q| q.suite == Suite::Relearning)
+                {
+                    let fact = (0..profile.facts.len())
+                        .map(FactRef::Atomic)
+                        .chain((0..profile.derived.len()).map(FactRef::Derived))
+                        .find(|&f| profile.id(f) == q.fact)
+                        .unwrap();
+                    let said: String = q
+                        .relearn
+                        .iter()
+                        .flatten()
+                        .map(|t| t.user.to_lowercase())
+                        .filter(|u| u.contains(&q.gold.to_lowercase()))
+                        .collect();
+                    let text = q.text.to_lowercase();
+                    let where_ = format!("{} {}: {:?} / {said:?}", instance.id, q.id, q.text);
+                    let can_change = match fact {
+                        FactRef::Atomic(i) => profile.facts[i].template.mutable,
+                        FactRef::Derived(d) => profile.derived[d]
+                            .sources
+                            .iter()
+                            .all(|&s| profile.facts[s].template.mutable),
+                    };
+                    if can_change {
+                        changeable += 1;
+                        let mistake = ["correction", "wrong", "mistake", "miscount", "mixed up"];
+                        if mistake.iter().any(|m| said.contains(m)) {
+                            problems.push(format!("a change told as a correction: {where_}"));
+                        }
+                        continue;
+                    }
+                    fixed += 1;
+                    let own: Vec<String> = match fact {
+                        FactRef::Atomic(_) => std::iter::once(profile.question(fact))
+                            .chain(paraphrases(&all, fact))
+                            .collect(),
+                        FactRef::Derived(_) => vec![profile.plain_question(fact)],
+                    };
+                    if own.iter().any(|o| text.ends_with(&o.to_lowercase())) {
+                        problems.push(format!("asks the unchangeable fact again: {where_}"));
+                    }
+                    if said.contains(&profile.claim(fact, &q.gold).to_lowercase()) {
+                        problems.push(format!("restates the unchangeable fact: {where_}"));
+                    }
+                }
+            }
+        }
+        assert!(fixed > 100 && changeable > 100, "{fixed} {changeable}");
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
+}

@@ -417,6 +417,142 @@ mod tests {
         }
     }
 
+    /// Whether a text says to delete, forget, stop using or replace something: a verb
+    /// of deleting or forgetting, of no longer keeping or using, or of replacing.
+    fn states_intent(text: &str) -> bool {
+        const STEMS: [&str; 17] = [
+            "forget", "forgot", "delet", "eras", "remov", "wipe", "wiping", "scrub", "purg",
+            "drop", "discard", "scrap", "destroy", "clear", "replac", "updat", "overwrit",
+        ];
+        const PHRASES: [&str; 13] = [
+            "get rid of",
+            "let go of",
+            "let that go",
+            "let it go",
+            "bin it",
+            "out of your memory",
+            "gone from your memory",
+            "stop using",
+            "stopped using",
+            "stop keeping",
+            "stopped keeping",
+            "don't remember",
+            "change it",
+        ];
+        let words: Vec<String> = text
+            .to_lowercase()
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let joined = format!(" {} ", words.join(" "));
+        words.iter().any(|w| STEMS.iter().any(|s| w.starts_with(s)))
+            || PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
+    }
+
+    /// The paper's verifier rejects a request without an explicit intent to delete or
+    /// replace, whatever its style: every request sentence says so in its own words,
+    /// outside what it names (which may hold any word), and every update says that the
+    /// old value is to go.
+    #[test]
+    fn every_request_sentence_states_its_intent_to_delete_or_replace() {
+        assert!(states_intent(
+            "I'd rather you stopped keeping {what} and deleted it."
+        ));
+        assert!(!states_intent("I wish you didn't know {what}."));
+        assert!(!states_intent(
+            "It would be good if you knew that {new} now."
+        ));
+        let p = &data().phrases;
+        let mut missing = Vec::new();
+        for (style, split) in p.frames.iter().chain(&p.update) {
+            for t in split.dev.iter().chain(&split.test) {
+                let own: String = t
+                    .split('{')
+                    .map(|part| part.split_once('}').map_or(part, |(_, rest)| rest))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !states_intent(&own) {
+                    missing.push(format!("{style}: {t}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "{missing:#?}");
+    }
+
+    /// A deletion confirmation is an opener, a body with `{ref}`, maybe an adverb of
+    /// completeness ("for good") and a closing clause, in any combination: no body may
+    /// end in a negation or a time-bound clause that the adverb would garble ("I no
+    /// longer keep it for good"), and every reference is singular, as every body's verb
+    /// is ("those details is gone").
+    #[test]
+    fn every_confirmation_reads_as_a_sentence_in_every_combination() {
+        let p = &data().phrases;
+        let mut garbled = Vec::new();
+        for half in [Phrasing::Dev, Phrasing::Test] {
+            for body in p.confirm_delete.pool(half) {
+                let words: Vec<String> = body
+                    .to_lowercase()
+                    .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                    .map(str::to_string)
+                    .collect();
+                let bound = ["won't", "no", "longer", "not", "never", "anymore", "again"];
+                if words.iter().any(|w| bound.contains(&w.as_str()))
+                    || body.contains("from here on")
+                    || !body.contains("{ref}")
+                {
+                    garbled.push(format!("body: {body}"));
+                }
+            }
+            for r in p.confirm_refs.pool(half) {
+                let first = r.split(' ').next().unwrap_or("");
+                if ["those", "these", "all"].contains(&first) || r.ends_with('s') {
+                    garbled.push(format!("plural reference: {r}"));
+                }
+            }
+        }
+        assert!(garbled.is_empty(), "{garbled:#?}");
+    }
+
+    /// Every fact that cannot change has a similar fact to relearn instead, whose
+    /// sentences state a value and whose questions, one per sentence, ask for it.
+    #[test]
+    fn every_fact_that_cannot_change_has_a_similar_fact_to_relearn() {
+        let d = data();
+        for c in &crate::generate::data::data().facts.categories {
+            for t in &c.templates {
+                let similar = d.facts.get(&t.key).and_then(|f| f.similar.as_ref());
+                assert_eq!(similar.is_some(), !t.mutable, "{}", t.key);
+                let Some(similar) = similar else { continue };
+                for (says, asks) in [
+                    (&similar.says.dev, &similar.asks.dev),
+                    (&similar.says.test, &similar.asks.test),
+                ] {
+                    assert_eq!(
+                        says.len(),
+                        asks.len(),
+                        "{}: one question per sentence",
+                        t.key
+                    );
+                    for say in says {
+                        assert!(
+                            say.contains("{value}") && !say.contains("{when}"),
+                            "{}: {say}",
+                            t.key
+                        );
+                    }
+                    for ask in asks {
+                        assert!(
+                            ask.ends_with('?') && !slots(ask).contains("value"),
+                            "{}: {ask}",
+                            t.key
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether a text uses a word of deleting or forgetting, in any inflection.
     fn has_deletion_word(text: &str) -> bool {
         const STEMS: [&str; 7] = ["delet", "eras", "remov", "wip", "forget", "forgot", "memor"];

@@ -641,6 +641,47 @@ mod tests {
         assert!(checked > 0, "no kinship fact in 300 profiles");
     }
 
+    /// A span counted in whole years is a fact only when its months settle it: never
+    /// when both ends fall in the same calendar month, where the days decide (a job
+    /// started in April 2017 is seven or eight full years old in April 2025). A span
+    /// to the present names the month it is counted to.
+    #[test]
+    fn whole_year_spans_are_settled_by_their_months() {
+        let mut spans = 0;
+        for seed in 0..100 {
+            for month in [1, 3, 6, 11] {
+                let mut rng = Rng::new(seed);
+                let today = Date {
+                    year: 2025,
+                    month,
+                    day: 10,
+                };
+                let p = synthesize(&mut rng, today, 2);
+                for d in &p.derived {
+                    let m = |k: usize| p.facts[d.sources[k]].month.unwrap();
+                    let (from, to) = match d.template.rule {
+                        Rule::WholeYearsSince => (m(1), Month { year: 2025, month }),
+                        Rule::YearsBetween => (m(0), m(1)),
+                        _ => continue,
+                    };
+                    spans += 1;
+                    assert_ne!(
+                        from.month, to.month,
+                        "seed {seed}: {} {}",
+                        d.template.key, d.value
+                    );
+                    if d.template.rule == Rule::WholeYearsSince {
+                        let question = p.question(FactRef::Derived(
+                            p.derived.iter().position(|x| x.id == d.id).unwrap(),
+                        ));
+                        assert!(question.contains(&to.long()), "{question}");
+                    }
+                }
+            }
+        }
+        assert!(spans > 100, "{spans}");
+    }
+
     #[test]
     fn relearnt_values_differ_for_every_unit() {
         for seed in 0..60 {
