@@ -265,6 +265,11 @@ pub struct DerivedTemplate {
     pub statement: String,
     /// User sentences stating a new value, for relearning.
     pub relearn: Vec<String>,
+    /// The relearning question, where the relearning sentences state a similar fact
+    /// rather than a new value of this one (a fact that cannot change, such as an age
+    /// at a past event); [`DerivedTemplate::plain_question`] when absent.
+    #[serde(default)]
+    pub relearn_question: Option<String>,
 }
 
 /// A scenario: a theme and a user goal in a daily-life domain.

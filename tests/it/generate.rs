@@ -1345,3 +1345,498 @@ fn v2_reads_less_like_templates_than_v1() {
         "{report}"
     );
 }
+
+/// Generator v2's Lite sets of seeds 1 to 20, in each phrasing half in turn: the
+/// sample the data-fidelity tests below scan besides the default set.
+static SEEDS: Lazy<Vec<Dataset>> = Lazy::new(|| {
+    (1..=20u64)
+        .map(|seed| {
+            generate(&GenConfig {
+                seed,
+                lite: true,
+                generator: Generator::V2,
+                phrasing: Phrasing::ALL[seed as usize % Phrasing::ALL.len()],
+            })
+        })
+        .collect()
+});
+
+/// The default set and the seeds' Lite sets.
+fn scanned() -> impl Iterator<Item = &'static Instance> {
+    DEFAULT
+        .instances
+        .iter()
+        .chain(SEEDS.iter().flat_map(|ds| &ds.instances))
+}
+
+/// The words of a text, lower case, apostrophes kept ("don't").
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether a text says to delete, forget, stop using or replace something: a verb of
+/// deleting or forgetting, of no longer keeping or using, or of replacing, in any
+/// inflection.
+fn states_intent(text: &str) -> bool {
+    const STEMS: &[&str] = &[
+        "forget", "forgot", "delet", "eras", "remov", "wipe", "wiping", "scrub", "purg", "drop",
+        "discard", "scrap", "destroy", "clear", "replac", "updat", "overwrit",
+    ];
+    const PHRASES: &[&str] = &[
+        "get rid of",
+        "let go of",
+        "let that go",
+        "let it go",
+        "bin it",
+        "out of your memory",
+        "gone from your memory",
+        "stop using",
+        "stopped using",
+        "stop keeping",
+        "stopped keeping",
+        "don't remember",
+        "change it",
+    ];
+    let w = words(text);
+    let joined = w.join(" ");
+    w.iter().any(|w| STEMS.iter().any(|s| w.starts_with(s)))
+        || PHRASES
+            .iter()
+            .any(|p| format!(" {joined} ").contains(&format!(" {p} ")))
+}
+
+/// The lead-ins a request may open with ("Before I forget,"), from the phrasing
+/// inventory: they are no part of what the request asks.
+static LEADS: Lazy<Vec<String>> = Lazy::new(|| {
+    let path = manifest_dir().join("data/generator/v2/phrasing.json");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut leads: Vec<String> = ["dev", "test"]
+        .iter()
+        .flat_map(|half| json["leads"][half].as_array().unwrap())
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    leads.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    leads
+});
+
+fn without_leads(text: &str) -> String {
+    LEADS
+        .iter()
+        .fold(text.to_string(), |t, lead| t.replace(lead.as_str(), " "))
+}
+
+#[test]
+fn every_request_states_its_intent_to_delete_or_replace() {
+    assert!(states_intent("Please forget that.") && states_intent("I'd like it erased."));
+    assert!(!states_intent("I wish you didn't know my address."));
+    assert!(!states_intent("I regret sharing my address, to be honest."));
+    let mut problems = Vec::new();
+    let mut requests = 0;
+    for instance in scanned() {
+        for r in &instance.requests {
+            requests += 1;
+            if !states_intent(&without_leads(&r.turn.user)) {
+                problems.push(format!(
+                    "{} {} ({}, {}): {}",
+                    instance.id,
+                    r.id,
+                    r.kind.name(),
+                    r.style.name(),
+                    r.turn.user
+                ));
+            }
+        }
+    }
+    assert!(requests > 1000, "{requests}");
+    assert_no_problems(problems);
+}
+
+#[test]
+fn no_inferential_request_or_confirmation_says_the_fact_was_told() {
+    // A derived fact is never stated: neither the request to forget it nor the
+    // confirmation may speak of it as something the user said.
+    let told = |text: &str| {
+        let w = format!(" {} ", words(text).join(" "));
+        [
+            " i told ",
+            " i've told ",
+            " i'd told ",
+            " i never told ",
+            " hadn't told ",
+            " told you ",
+            " telling you ",
+            " i said ",
+            " i mentioned ",
+            " i shared ",
+            " never mentioned ",
+            " my mentioning ",
+            " unsaid ",
+            " never came up ",
+            " never said ",
+            " never been said ",
+            " having been said ",
+            " you never heard ",
+            " regret sharing ",
+        ]
+        .iter()
+        .any(|p| w.contains(p))
+    };
+    assert!(told("Start fresh as if I hadn't told you that.") && !told("Please forget it."));
+    let mut problems = Vec::new();
+    let mut inferential = 0;
+    for instance in scanned() {
+        for r in instance
+            .requests
+            .iter()
+            .filter(|r| r.kind == RequestType::F4)
+        {
+            inferential += 1;
+            for text in [without_leads(&r.turn.user), r.turn.assistant.clone()] {
+                if told(&text) {
+                    problems.push(format!("{} {}: {text}", instance.id, r.id));
+                }
+            }
+        }
+    }
+    assert!(inferential > 50, "{inferential}");
+    assert_no_problems(problems);
+}
+
+#[test]
+fn confirmations_read_as_sentences() {
+    // What a confirmation says it did, up to its closing clause: an adverb of
+    // completeness ("for good") never follows a negation or a time-bound clause ("I
+    // no longer keep it for good"), and a plural never takes a singular verb.
+    let garbled = |clause: &str| {
+        let w = format!(" {} ", words(clause).join(" "));
+        let negated = [
+            " won't ",
+            " no longer ",
+            " not ",
+            " anymore ",
+            " again ",
+            " from here on ",
+        ]
+        .iter()
+        .any(|n| w.contains(n));
+        let completes = [
+            " for good ",
+            " permanently ",
+            " completely ",
+            " entirely ",
+            " right away ",
+            " straight away ",
+            " as of now ",
+            " once and for all ",
+            " altogether ",
+            " now ",
+        ]
+        .iter()
+        .any(|a| w.ends_with(a));
+        let disagrees = [" details is ", " details has ", " those is ", " these is "]
+            .iter()
+            .any(|d| w.contains(d));
+        (negated && completes) || disagrees
+    };
+    assert!(garbled("That's fine, I no longer keep it for good"));
+    assert!(garbled("Will do, those details is gone"));
+    assert!(!garbled("Sure, that detail is gone from my notes for good"));
+    let mut problems = Vec::new();
+    for instance in scanned() {
+        for r in &instance.requests {
+            let first = r.turn.assistant.split(['.', ';']).next().unwrap_or("");
+            if garbled(first) {
+                problems.push(format!("{} {}: {first}", instance.id, r.id));
+            }
+        }
+    }
+    assert_no_problems(problems);
+}
+
+/// What kind of answer a value is, by its form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// "March 2023", "March 4, 2023".
+    Date,
+    /// "six years", "25 minutes each way", "three hours a week".
+    Duration,
+    /// "twenty-two years old".
+    Age,
+    /// "4417", "UA2206184".
+    Code,
+    Other,
+}
+
+fn kind_of(gold: &str) -> Kind {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let w: Vec<&str> = gold.split(' ').collect();
+    let year = |s: &str| s.len() == 4 && s.chars().all(|c| c.is_ascii_digit());
+    let units = [
+        "year", "years", "month", "months", "hour", "hours", "minute", "minutes",
+    ];
+    if MONTHS.contains(&w[0]) && w.last().is_some_and(|y| year(y)) && w.len() <= 3 {
+        Kind::Date
+    } else if gold.ends_with("years old") {
+        Kind::Age
+    } else if gold.ends_with("each way")
+        || gold.ends_with("hours a week")
+        || (w.last().is_some_and(|u| units.contains(u))
+            && !gold.contains(" each ")
+            && !gold.contains(" every "))
+    {
+        Kind::Duration
+    } else if gold.len() >= 4
+        && gold
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && gold.chars().any(|c| c.is_ascii_digit())
+    {
+        Kind::Code
+    } else {
+        Kind::Other
+    }
+}
+
+/// Why a question's wording does not fit the kind of its gold, if it does not. Only
+/// the question proper counts: after a lead such as "Going by when I had X and when
+/// I did Y, …", the last clause.
+fn misfit(text: &str, gold: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    let mut starts = vec![0];
+    for w in [
+        "how ", "what ", "when ", "where ", "who ", "which ", "at what ", "in what ",
+    ] {
+        for sep in [", ", ": ", ". ", "? "] {
+            starts.extend(lower.rfind(&format!("{sep}{w}")).map(|i| i + sep.len()));
+        }
+    }
+    let clause = &lower[starts.into_iter().max().unwrap_or(0)..];
+    let kind = kind_of(gold);
+    let asks_duration = clause.contains("how long")
+        || ["years", "months", "hours"].iter().any(|u| {
+            clause.contains(&format!("how many {u}"))
+                || clause.contains(&format!("how many full {u}"))
+        })
+        || [
+            "how much sleep",
+            "how much time",
+            "how far",
+            "the length",
+            "time-wise",
+        ]
+        .iter()
+        .any(|w| clause.contains(w));
+    let asks_date = [
+        "when ",
+        "since when",
+        "which month",
+        "what month",
+        "what day",
+        "what date",
+    ]
+    .iter()
+    .any(|w| clause.contains(w))
+        || clause.contains("date of birth")
+        || clause.contains("born");
+    let asks_age = clause.contains("how old") || clause.contains("what age");
+    if asks_duration && kind != Kind::Duration {
+        return Some("asks how long, but the gold is no duration");
+    }
+    if kind == Kind::Duration && !asks_duration {
+        return Some("the gold is a duration, but the question does not ask how long");
+    }
+    if kind == Kind::Date && !asks_date {
+        return Some("the gold is a date, but the question does not ask when");
+    }
+    if asks_age != (kind == Kind::Age) {
+        return Some("an age asked without an age gold, or the other way round");
+    }
+    if clause.starts_with("where") && matches!(kind, Kind::Date | Kind::Duration | Kind::Code) {
+        return Some("asks where, but the gold is no place");
+    }
+    if kind == Kind::Code && !(clause.starts_with("what") || clause.starts_with("which")) {
+        return Some("the gold is a number or a code, but the question does not ask for one");
+    }
+    if clause.starts_with("what day do i") && gold.chars().rev().take(4).all(|c| c.is_ascii_digit())
+    {
+        return Some("asks for a day of the year, but the gold is a date with its year");
+    }
+    None
+}
+
+#[test]
+fn every_question_asks_for_the_kind_of_answer_its_gold_is() {
+    assert!(
+        misfit(
+            "How long ago did I get the keys to this place?",
+            "June 2013"
+        )
+        .is_some()
+    );
+    assert!(misfit("Where are my airline points logged?", "UA2206184").is_some());
+    assert!(misfit("When did I move into my current home?", "June 2013").is_none());
+    assert!(
+        misfit(
+            "Going by when I had X and when I did Y, how many months apart were they?",
+            "four months"
+        )
+        .is_none()
+    );
+    let mut problems = Vec::new();
+    let mut asked = 0;
+    for instance in scanned() {
+        for q in &instance.questions {
+            let value_gold = match q.suite {
+                Suite::Retention | Suite::Preservation | Suite::Relearning => true,
+                Suite::Efficacy => q.gold != FORGOTTEN,
+                Suite::Attack => false,
+            };
+            if !value_gold {
+                continue;
+            }
+            asked += 1;
+            if let Some(why) = misfit(&q.text, &q.gold) {
+                problems.push(format!(
+                    "{} {}: {why}: {:?} -> {:?}",
+                    instance.id, q.id, q.text, q.gold
+                ));
+            }
+        }
+    }
+    assert!(asked > 5000, "{asked}");
+    assert_no_problems(problems);
+}
+
+#[test]
+fn derived_whole_years_are_asked_as_full_years_to_a_named_month() {
+    // A span in whole years ("eight years" for eight years and eleven months) is asked
+    // as full years, and a span up to the present names the month it is counted to:
+    // the gold must not depend on a date that is neither a source nor in the question.
+    let month_of = |text: &str| -> Option<(i32, u32)> {
+        const MONTHS: [&str; 12] = [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ];
+        let w: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '?')
+            .filter(|w| !w.is_empty())
+            .collect();
+        w.windows(2).find_map(|p| {
+            let m = MONTHS.iter().position(|m| *m == p[0])?;
+            Some((p[1].parse().ok()?, m as u32 + 1))
+        })
+    };
+    let months = |(y, m): (i32, u32)| y * 12 + m as i32;
+    let mut problems = Vec::new();
+    let mut spans = 0;
+    for instance in scanned() {
+        let facts: BTreeMap<&str, &bemula::dataset::Fact> = instance
+            .profile
+            .facts
+            .iter()
+            .map(|f| (f.id.as_str(), f))
+            .collect();
+        for d in &instance.profile.derived_facts {
+            let Some(n) = d
+                .value
+                .strip_suffix(" years")
+                .or_else(|| d.value.strip_suffix(" year"))
+                .and_then(number_in_words)
+            else {
+                continue;
+            };
+            let dated: Vec<(i32, u32)> = d
+                .sources
+                .iter()
+                .filter_map(|s| facts[s.as_str()].timestamp.as_deref())
+                .filter_map(|t| Some((t.get(..4)?.parse().ok()?, t.get(5..7)?.parse().ok()?)))
+                .collect();
+            for q in instance
+                .questions
+                .iter()
+                .filter(|q| q.fact == d.id && q.suite == Suite::Retention)
+            {
+                spans += 1;
+                let until = match dated[..] {
+                    [from, to] => Some((from, to)),
+                    [from] => month_of(&q.text).map(|to| (from, to)),
+                    _ => None,
+                };
+                let whole = until.map(|(from, to)| (months(to) - months(from)).abs() / 12);
+                if !q.text.contains("full years") || whole != Some(n as i32) {
+                    problems.push(format!(
+                        "{} {}: {:?} -> {:?} (whole years counted: {whole:?})",
+                        instance.id, q.id, q.text, q.gold
+                    ));
+                }
+            }
+        }
+    }
+    assert!(spans > 20, "{spans}");
+    assert_no_problems(problems);
+}
+
+/// A whole number from 1 to 99 written in words ("eight", "twenty-one").
+fn number_in_words(text: &str) -> Option<u32> {
+    const UNITS: [&str; 19] = [
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    let unit = |w: &str| UNITS.iter().position(|u| *u == w).map(|i| i as u32 + 1);
+    let ten = |w: &str| {
+        TENS.iter()
+            .position(|t| *t == w)
+            .map(|i| 10 * (i as u32 + 2))
+    };
+    match text.split_once('-') {
+        Some((t, u)) => Some(ten(t)? + unit(u).filter(|&u| u < 10)?),
+        None => unit(text).or_else(|| ten(text)),
+    }
+}

@@ -7,7 +7,7 @@
 
 use super::Context;
 use super::data::data;
-use super::dialogue::{Used, disclosure, hear, lead_into, pick_parity, talk_turn};
+use super::dialogue::{Used, hear, pick_parity, talk_turn};
 use crate::dataset::{Attack, Question, Suite, Turn};
 use crate::generate::data::data as v1_data;
 use crate::generate::plan::{InstancePlan, RequestPlan};
@@ -21,7 +21,11 @@ use crate::generate::text::{accepted_spellings, and_list, capitalize, fill, lowe
 /// The fact's own question in a frame of the phrasing's half ("Quick question:
 /// what is my home address?").
 fn framed(rng: &mut Rng, ctx: &Context, fact: FactRef) -> String {
-    let question = ctx.profile.question(fact);
+    in_frame(rng, ctx, ctx.profile.question(fact))
+}
+
+/// A question in a frame of the phrasing's half.
+fn in_frame(rng: &mut Rng, ctx: &Context, question: String) -> String {
     let lower = if question.starts_with("I ") {
         question.clone()
     } else {
@@ -177,9 +181,30 @@ pub fn request_questions(
     out
 }
 
+/// A similar new fact for relearning a fact that cannot change (a past event, a
+/// relative, a date of birth): a sentence stating `new` as the value of another
+/// fact of the same kind ("My next trip is to Lisbon.") and the question asking for
+/// it. `None` for a fact that can change, which is restated with its new value.
+fn similar_fact(rng: &mut Rng, ctx: &Context, fact: usize, new: &str) -> Option<(String, String)> {
+    let f = &ctx.profile.facts[fact];
+    if f.template.mutable {
+        return None;
+    }
+    let similar = data().facts.get(&f.template.key)?.similar.as_ref()?;
+    let says = similar.says.pool(ctx.phrasing);
+    let asks = similar.asks.pool(ctx.phrasing);
+    let k = rng.below(says.len());
+    let said = capitalize(&ctx.profile.render(says[k], new, None));
+    let asked = ctx.profile.render(asks[k.min(asks.len() - 1)], new, None);
+    Some((said, in_frame(rng, ctx, asked)))
+}
+
 /// The relearning question of a request: a short dialogue stating a new value of
-/// the same kind, and a question about the fact worded otherwise than the retention
-/// question (a paraphrase after a framed question, and the other way round).
+/// the same kind, and a question about it. A fact that can change is stated with its
+/// new value as a change, and asked about worded otherwise than the retention
+/// question (a paraphrase after a framed question, and the other way round); one
+/// that cannot gets a similar new fact of its kind (see [`similar_fact`]; a derived
+/// fact's own relearning sentences and question say which).
 fn relearning(
     rng: &mut Rng,
     ctx: &Context,
@@ -191,12 +216,20 @@ fn relearning(
     let profile = ctx.profile;
     let p = &data().phrases;
     let new = profile.new_value(target, rng);
-    let sentence = match target {
-        FactRef::Atomic(i) => {
-            let said = disclosure(rng, ctx, i, &new, None);
-            lead_into(p.relearn_intros.pick(rng, ctx.phrasing), &said, &new)
+    let similar = match target {
+        FactRef::Atomic(i) => similar_fact(rng, ctx, i, &new),
+        FactRef::Derived(_) => None,
+    };
+    let (said, similar_question) = similar.unzip();
+    let sentence = match (target, said) {
+        (_, Some(said)) => said,
+        (FactRef::Atomic(_), None) => {
+            let claim = profile.claim(target, &new);
+            capitalize(&fill(p.relearn_changes.pick(rng, ctx.phrasing), &|k| {
+                (k == "claim").then(|| claim.clone())
+            }))
         }
-        FactRef::Derived(d) => {
+        (FactRef::Derived(d), None) => {
             let own = pick_parity(rng, &profile.derived[d].template.relearn, ctx.phrasing);
             profile.render_derived(d, own, &new)
         }
@@ -220,9 +253,13 @@ fn relearning(
             }
         })
         .collect();
-    let text = match target {
-        FactRef::Derived(_) => profile.plain_question(target),
-        FactRef::Atomic(_) => {
+    let text = match (target, similar_question) {
+        (_, Some(asked)) => asked,
+        (FactRef::Derived(d), None) => match &profile.derived[d].template.relearn_question {
+            Some(question) => profile.render_derived(d, question, ""),
+            None => profile.plain_question(target),
+        },
+        (FactRef::Atomic(_), None) => {
             let others: Vec<String> = paraphrases(ctx, target)
                 .into_iter()
                 .filter(|a| a != retention)
@@ -285,4 +322,84 @@ pub fn preservation_questions(rng: &mut Rng, ctx: &Context, plan: &InstancePlan)
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Phrasing;
+    use crate::generate::plan::plan_instance_with;
+
+    /// Relearning states a new value a person's life could change to, or else a similar
+    /// new fact: a past event, a relative or a date of birth never gets a relearning
+    /// item that asks for the fact itself again with another value, and no relearning
+    /// statement passes a new value off as a correction of a mistake.
+    #[test]
+    fn relearning_never_restates_a_fact_that_cannot_change() {
+        let mut problems = Vec::new();
+        let (mut fixed, mut changeable) = (0, 0);
+        for (seed, phrasing) in [(42, Phrasing::All), (5, Phrasing::Dev), (6, Phrasing::Test)] {
+            for spec in crate::generate::global_plan(seed) {
+                let instance = super::super::generate_instance(seed, &spec, phrasing);
+                let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
+                let (profile, _) =
+                    plan_instance_with(&spec, &mut rng, super::super::derive::synthesize);
+                let all = Context {
+                    profile: &profile,
+                    phrasing: Phrasing::All,
+                    free: Vec::new(),
+                };
+                for q in instance
+                    .questions
+                    .iter()
+                    .filter(|q| q.suite == Suite::Relearning)
+                {
+                    let fact = (0..profile.facts.len())
+                        .map(FactRef::Atomic)
+                        .chain((0..profile.derived.len()).map(FactRef::Derived))
+                        .find(|&f| profile.id(f) == q.fact)
+                        .unwrap();
+                    let said: String = q
+                        .relearn
+                        .iter()
+                        .flatten()
+                        .map(|t| t.user.to_lowercase())
+                        .filter(|u| u.contains(&q.gold.to_lowercase()))
+                        .collect();
+                    let text = q.text.to_lowercase();
+                    let where_ = format!("{} {}: {:?} / {said:?}", instance.id, q.id, q.text);
+                    let can_change = match fact {
+                        FactRef::Atomic(i) => profile.facts[i].template.mutable,
+                        FactRef::Derived(d) => profile.derived[d]
+                            .sources
+                            .iter()
+                            .all(|&s| profile.facts[s].template.mutable),
+                    };
+                    if can_change {
+                        changeable += 1;
+                        let mistake = ["correction", "wrong", "mistake", "miscount", "mixed up"];
+                        if mistake.iter().any(|m| said.contains(m)) {
+                            problems.push(format!("a change told as a correction: {where_}"));
+                        }
+                        continue;
+                    }
+                    fixed += 1;
+                    let own: Vec<String> = match fact {
+                        FactRef::Atomic(_) => std::iter::once(profile.question(fact))
+                            .chain(paraphrases(&all, fact))
+                            .collect(),
+                        FactRef::Derived(_) => vec![profile.plain_question(fact)],
+                    };
+                    if own.iter().any(|o| text.ends_with(&o.to_lowercase())) {
+                        problems.push(format!("asks the unchangeable fact again: {where_}"));
+                    }
+                    if said.contains(&profile.claim(fact, &q.gold).to_lowercase()) {
+                        problems.push(format!("restates the unchangeable fact: {where_}"));
+                    }
+                }
+            }
+        }
+        assert!(fixed > 100 && changeable > 100, "{fixed} {changeable}");
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
 }

@@ -55,6 +55,22 @@ pub struct FactPhrases {
     pub says: Split,
     /// Questions as people ask them.
     pub asks: Split,
+    /// For a fact that cannot change (a past event, a relative, a date of birth): a
+    /// similar new fact of the same kind, for relearning, so that no relearning
+    /// dialogue pretends the fact itself changed.
+    #[serde(default)]
+    pub similar: Option<Similar>,
+}
+
+/// A similar fact of the same kind as one that cannot change: sentences stating it
+/// with `{value}`, and questions asking for that value.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Similar {
+    /// Sentences stating the similar fact, with `{value}`.
+    pub says: Split,
+    /// Questions asking for its value.
+    pub asks: Split,
 }
 
 /// The phrasing inventories of requests, confirmations and questions.
@@ -106,8 +122,9 @@ pub struct Phrases {
     pub indirect: BTreeMap<String, Split>,
     /// Multi-hop attacks: `{related}` (facts the system still holds), `{topic}`.
     pub multi_hop: Split,
-    /// Openers of a relearning statement.
-    pub relearn_intros: Split,
+    /// Relearning statements of a fact that changed: `{claim}`, the fact with its new
+    /// value.
+    pub relearn_changes: Split,
     /// Assistant replies in a relearning dialogue.
     pub relearn_acks: Split,
 }
@@ -245,7 +262,7 @@ pub fn splits() -> Vec<(String, &'static Split)> {
         ("mention_frames".into(), &p.mention_frames),
         ("multi_hop".into(), &p.multi_hop),
         ("question_frames".into(), &p.question_frames),
-        ("relearn_intros".into(), &p.relearn_intros),
+        ("relearn_changes".into(), &p.relearn_changes),
         ("relearn_acks".into(), &p.relearn_acks),
     ];
     for (k, s) in &p.frames {
@@ -263,6 +280,10 @@ pub fn splits() -> Vec<(String, &'static Split)> {
     for (k, f) in &d.facts {
         out.push((format!("facts.{k}.says"), &f.says));
         out.push((format!("facts.{k}.asks"), &f.asks));
+        if let Some(similar) = &f.similar {
+            out.push((format!("facts.{k}.similar.says"), &similar.says));
+            out.push((format!("facts.{k}.similar.asks"), &similar.asks));
+        }
     }
     out
 }
@@ -377,6 +398,12 @@ mod tests {
         );
         check("mention_frames", &p.mention_frames, &["claim"], &["claim"]);
         check(
+            "relearn_changes",
+            &p.relearn_changes,
+            &["claim"],
+            &["claim"],
+        );
+        check(
             "question_frames",
             &p.question_frames,
             &["question", "q"],
@@ -391,13 +418,148 @@ mod tests {
             &p.confirm_update,
             &p.confirm_close,
             &p.mention_leads,
-            &p.relearn_intros,
             &p.relearn_acks,
         ] {
             check("fixed", s, &[], &[]);
         }
         for s in p.indirect.values() {
             check("indirect", s, &[], &[]);
+        }
+    }
+
+    /// Whether a text says to delete, forget, stop using or replace something: a verb
+    /// of deleting or forgetting, of no longer keeping or using, or of replacing.
+    fn states_intent(text: &str) -> bool {
+        const STEMS: [&str; 17] = [
+            "forget", "forgot", "delet", "eras", "remov", "wipe", "wiping", "scrub", "purg",
+            "drop", "discard", "scrap", "destroy", "clear", "replac", "updat", "overwrit",
+        ];
+        const PHRASES: [&str; 13] = [
+            "get rid of",
+            "let go of",
+            "let that go",
+            "let it go",
+            "bin it",
+            "out of your memory",
+            "gone from your memory",
+            "stop using",
+            "stopped using",
+            "stop keeping",
+            "stopped keeping",
+            "don't remember",
+            "change it",
+        ];
+        let words: Vec<String> = text
+            .to_lowercase()
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let joined = format!(" {} ", words.join(" "));
+        words.iter().any(|w| STEMS.iter().any(|s| w.starts_with(s)))
+            || PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
+    }
+
+    /// The paper's verifier rejects a request without an explicit intent to delete or
+    /// replace, whatever its style: every request sentence says so in its own words,
+    /// outside what it names (which may hold any word), and every update says that the
+    /// old value is to go.
+    #[test]
+    fn every_request_sentence_states_its_intent_to_delete_or_replace() {
+        assert!(states_intent(
+            "I'd rather you stopped keeping {what} and deleted it."
+        ));
+        assert!(!states_intent("I wish you didn't know {what}."));
+        assert!(!states_intent(
+            "It would be good if you knew that {new} now."
+        ));
+        let p = &data().phrases;
+        let mut missing = Vec::new();
+        for (style, split) in p.frames.iter().chain(&p.update) {
+            for t in split.dev.iter().chain(&split.test) {
+                let own: String = t
+                    .split('{')
+                    .map(|part| part.split_once('}').map_or(part, |(_, rest)| rest))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !states_intent(&own) {
+                    missing.push(format!("{style}: {t}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "{missing:#?}");
+    }
+
+    /// A deletion confirmation is an opener, a body with `{ref}`, maybe an adverb of
+    /// completeness ("for good") and a closing clause, in any combination: no body may
+    /// end in a negation or a time-bound clause that the adverb would garble ("I no
+    /// longer keep it for good"), and every reference is singular, as every body's verb
+    /// is ("those details is gone").
+    #[test]
+    fn every_confirmation_reads_as_a_sentence_in_every_combination() {
+        let p = &data().phrases;
+        let mut garbled = Vec::new();
+        for half in [Phrasing::Dev, Phrasing::Test] {
+            for body in p.confirm_delete.pool(half) {
+                let words: Vec<String> = body
+                    .to_lowercase()
+                    .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                    .map(str::to_string)
+                    .collect();
+                let bound = ["won't", "no", "longer", "not", "never", "anymore", "again"];
+                if words.iter().any(|w| bound.contains(&w.as_str()))
+                    || body.contains("from here on")
+                    || !body.contains("{ref}")
+                {
+                    garbled.push(format!("body: {body}"));
+                }
+            }
+            for r in p.confirm_refs.pool(half) {
+                let first = r.split(' ').next().unwrap_or("");
+                if ["those", "these", "all"].contains(&first) || r.ends_with('s') {
+                    garbled.push(format!("plural reference: {r}"));
+                }
+            }
+        }
+        assert!(garbled.is_empty(), "{garbled:#?}");
+    }
+
+    /// Every fact that cannot change has a similar fact to relearn instead, whose
+    /// sentences state a value and whose questions, one per sentence, ask for it.
+    #[test]
+    fn every_fact_that_cannot_change_has_a_similar_fact_to_relearn() {
+        let d = data();
+        for c in &crate::generate::data::data().facts.categories {
+            for t in &c.templates {
+                let similar = d.facts.get(&t.key).and_then(|f| f.similar.as_ref());
+                assert_eq!(similar.is_some(), !t.mutable, "{}", t.key);
+                let Some(similar) = similar else { continue };
+                for (says, asks) in [
+                    (&similar.says.dev, &similar.asks.dev),
+                    (&similar.says.test, &similar.asks.test),
+                ] {
+                    assert_eq!(
+                        says.len(),
+                        asks.len(),
+                        "{}: one question per sentence",
+                        t.key
+                    );
+                    for say in says {
+                        assert!(
+                            say.contains("{value}") && !say.contains("{when}"),
+                            "{}: {say}",
+                            t.key
+                        );
+                    }
+                    for ask in asks {
+                        assert!(
+                            ask.ends_with('?') && !slots(ask).contains("value"),
+                            "{}: {ask}",
+                            t.key
+                        );
+                    }
+                }
+            }
         }
     }
 

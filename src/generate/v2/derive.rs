@@ -124,7 +124,7 @@ fn derive(profile: &mut GenProfile, rng: &mut Rng, min_derived: usize) {
         let (_, d, value) = &candidates[c];
         let shares_source = d.sources.iter().any(|s| used.contains(s));
         let same_value = chosen.iter().any(|&o| clashes(&candidates[o].2, value));
-        if shares_source || same_value {
+        if shares_source || same_value || unclear(profile, &templates()[candidates[c].0], d) {
             continue;
         }
         used.extend(d.sources.iter().copied());
@@ -260,16 +260,32 @@ fn apply(profile: &GenProfile, t: &DerivedTemplate) -> Option<Derivation> {
     if (number == 0 && t.unit != Unit::Kin) || (t.unit == Unit::Month && number < 2) {
         return None;
     }
-    let vars = found
+    let mut vars: Vec<(String, String)> = found
         .iter()
         .zip(["a", "b"])
         .map(|(&s, k)| (k.to_string(), facts[s].value.clone()))
         .collect();
+    // Whole years up to the first session: the texts name that month.
+    if t.rule == Rule::WholeYearsSince {
+        vars.push(("ref".to_string(), start.long()));
+    }
     Some(Derivation {
         number,
         sources: found,
         vars,
     })
+}
+
+/// Whether a span in whole years depends on the days its months leave out: both
+/// ends in the same calendar month (a job started in April 2017, counted to April
+/// 2025, is seven or eight full years). Such a fact is not chosen.
+fn unclear(profile: &GenProfile, t: &DerivedTemplate, d: &Derivation) -> bool {
+    let month = |i: usize| profile.facts[i].month.map(|m| m.month);
+    match (t.rule, &d.sources[..]) {
+        (Rule::WholeYearsSince, [_, b]) => month(*b) == Some(profile.start.month),
+        (Rule::YearsBetween, [a, b]) => month(*a) == month(*b),
+        _ => false,
+    }
 }
 
 /// The number a value starts with, in digits or words: "3 times a week" → 3,
@@ -639,6 +655,47 @@ mod tests {
             }
         }
         assert!(checked > 0, "no kinship fact in 300 profiles");
+    }
+
+    /// A span counted in whole years is a fact only when its months settle it: never
+    /// when both ends fall in the same calendar month, where the days decide (a job
+    /// started in April 2017 is seven or eight full years old in April 2025). A span
+    /// to the present names the month it is counted to.
+    #[test]
+    fn whole_year_spans_are_settled_by_their_months() {
+        let mut spans = 0;
+        for seed in 0..100 {
+            for month in [1, 3, 6, 11] {
+                let mut rng = Rng::new(seed);
+                let today = Date {
+                    year: 2025,
+                    month,
+                    day: 10,
+                };
+                let p = synthesize(&mut rng, today, 2);
+                for d in &p.derived {
+                    let m = |k: usize| p.facts[d.sources[k]].month.unwrap();
+                    let (from, to) = match d.template.rule {
+                        Rule::WholeYearsSince => (m(1), Month { year: 2025, month }),
+                        Rule::YearsBetween => (m(0), m(1)),
+                        _ => continue,
+                    };
+                    spans += 1;
+                    assert_ne!(
+                        from.month, to.month,
+                        "seed {seed}: {} {}",
+                        d.template.key, d.value
+                    );
+                    if d.template.rule == Rule::WholeYearsSince {
+                        let question = p.question(FactRef::Derived(
+                            p.derived.iter().position(|x| x.id == d.id).unwrap(),
+                        ));
+                        assert!(question.contains(&to.long()), "{question}");
+                    }
+                }
+            }
+        }
+        assert!(spans > 100, "{spans}");
     }
 
     #[test]
