@@ -6,6 +6,7 @@
 //! [`crate::generate::generate`] builds one in memory.
 
 pub mod fidelity;
+pub mod realised;
 mod schema;
 pub mod stats;
 pub mod validate;
@@ -152,18 +153,42 @@ impl Dataset {
     pub fn load(path: &Path) -> Result<Dataset, DataError> {
         let files = instance_files(path)?;
         let limit = max_file_bytes()?;
-        let mut named = Vec::with_capacity(files.len());
+        let mut read = Vec::with_capacity(files.len());
         for file in &files {
             let bytes = read_instance_file(file, limit)?;
-            let instance = parse_instance(file, &bytes)?;
-            named.push((file.clone(), bytes, instance));
+            read.push((file.clone(), bytes));
+        }
+        Dataset::from_files(read, path.display().to_string())
+    }
+
+    /// Opens the dataset a user named: [`realised::NAME`] is the hand-realised
+    /// Bemula-Lite compiled into bemula (unless a file or directory of that name
+    /// exists, which is read instead); anything else is a path for [`Dataset::load`].
+    pub fn open(path: &Path) -> Result<Dataset, DataError> {
+        if path.as_os_str() == realised::NAME && !path.exists() {
+            return realised::load();
+        }
+        Dataset::load(path)
+    }
+
+    /// [`Dataset::load`] of instance files already read: each is parsed, the ids must
+    /// be unique and the invariants hold; the checksum is over the files' names and
+    /// bytes.
+    pub fn from_files<B: AsRef<[u8]>>(
+        files: Vec<(PathBuf, B)>,
+        source: String,
+    ) -> Result<Dataset, DataError> {
+        let mut named = Vec::with_capacity(files.len());
+        for (file, bytes) in files {
+            let instance = parse_instance(&file, bytes.as_ref())?;
+            named.push((file, bytes, instance));
         }
         let checksum = checksum_files(named.iter().map(|(file, bytes, _)| {
             (
                 file.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
-                bytes.as_slice(),
+                bytes.as_ref(),
             )
         }));
         let mut instances: Vec<(PathBuf, Instance)> =
@@ -185,7 +210,7 @@ impl Dataset {
         Ok(Dataset {
             instances: instances.into_iter().map(|(_, i)| i).collect(),
             checksum,
-            source: path.display().to_string(),
+            source,
         })
     }
 
