@@ -84,7 +84,7 @@ pub enum DataSource {
 ///
 /// | variable | meaning |
 /// |---|---|
-/// | `BEMULA_DATA` | dataset directory (default: generated Lite data) |
+/// | `BEMULA_DATA` | dataset directory, or `realised` for the hand-realised Lite (default: generated Lite data) |
 /// | `BEMULA_FULL` | `1`/`true`: the full generated set (or every tier of `BEMULA_DATA`) |
 /// | `BEMULA_SEED` | seed of the generated data (default 42) |
 /// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2` |
@@ -1371,7 +1371,7 @@ fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
                 None => generate::generate(&config),
             })
         }
-        DataSource::Dir(dir) => Dataset::load(dir)
+        DataSource::Dir(dir) => Dataset::open(dir)
             .map(|d| d.default_tiers(full))
             .map_err(|e| e.to_string()),
     }

@@ -132,8 +132,8 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 fn stop_words() -> &'static HashSet<&'static str> {
-    static SET: once_cell::sync::Lazy<HashSet<&'static str>> =
-        once_cell::sync::Lazy::new(|| STOP_WORDS.iter().copied().collect());
+    static SET: std::sync::LazyLock<HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| STOP_WORDS.iter().copied().collect());
     &SET
 }
 

@@ -12,8 +12,8 @@
 //! written as plain words and stemmed once.
 
 use crate::text::stem;
-use once_cell::sync::Lazy;
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// Sets of words used for one another in everyday speech about oneself.
 #[rustfmt::skip]
@@ -128,7 +128,7 @@ pub fn plain_idioms(tokens: &mut [String]) {
 }
 
 /// Every stemmed word with the stemmed words it also matches.
-static ALTERNATIVES: Lazy<HashMap<String, Vec<String>>> = Lazy::new(|| {
+static ALTERNATIVES: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
     let mut map: HashMap<String, Vec<String>> = HashMap::new();
     let mut link = |a: &str, b: &str| {
         let (a, b) = (stem(a), stem(b));

@@ -5,8 +5,8 @@
 
 use super::values;
 use crate::text;
-use once_cell::sync::Lazy;
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// Words that frame a question (roles, overrides, requests to tell) without being
 /// what it asks about.
@@ -192,8 +192,8 @@ pub(super) const PLACE_KINDS: &[&str] = &[
 ];
 
 pub(super) fn frame_words() -> &'static HashSet<String> {
-    static SET: Lazy<HashSet<String>> =
-        Lazy::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
+    static SET: LazyLock<HashSet<String>> =
+        LazyLock::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
     &SET
 }
 

@@ -28,8 +28,9 @@ pub struct Args {
     /// Repeat for several; default: every built-in system (no instrument).
     #[arg(long = "system", value_name = "SYSTEM")]
     pub systems: Vec<String>,
-    /// A dataset directory (or one instance file) in the Bemula format. Default: the
-    /// synthetic data generated from `--seed`.
+    /// A dataset directory (or one instance file) in the Bemula format, or `realised`:
+    /// the hand-realised Bemula-Lite compiled into bemula. Default: the synthetic data
+    /// generated from `--seed`.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Use the full set (50 instances) instead of Bemula-Lite (31 short and medium
@@ -773,7 +774,7 @@ fn judge_stats_delta(
 fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
     match &args.data {
         Some(dir) => {
-            let dataset = Dataset::load(dir)?;
+            let dataset = Dataset::open(dir)?;
             if !args.full && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
                 eprintln!(
                     "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"

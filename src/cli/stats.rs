@@ -45,7 +45,7 @@ pub const EXIT_TARGET_MISSED: u8 = 1;
 /// or, with `--fidelity`, its fidelity measures.
 pub fn run(args: Args) -> CliResult {
     let dataset = match &args.path {
-        Some(path) => Dataset::load(path)?,
+        Some(path) => Dataset::open(path)?,
         None => crate::generate::generate(&args.gen_args.config(args.seed, false)?),
     };
     let dataset = if args.lite { dataset.lite() } else { dataset };

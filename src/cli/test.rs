@@ -12,7 +12,8 @@ pub struct Args {
     /// System under test: a built-in name, `cmd:COMMAND LINE` or an http:// URL.
     #[arg(long)]
     pub system: String,
-    /// Dataset directory (default: the generated Bemula-Lite data; `BEMULA_DATA` overrides).
+    /// Dataset directory, or `realised` for the hand-realised Bemula-Lite (default: the
+    /// generated Bemula-Lite data; `BEMULA_DATA` overrides).
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// The full set instead of Lite.

@@ -8,7 +8,7 @@
 //! failing items: each one is a defect of the data, the judge or the metrics.
 
 use super::{CliResult, EXIT_BAD_INPUT};
-use crate::dataset::{Dataset, RequestType, validate};
+use crate::dataset::{Dataset, RequestType, realised, validate};
 use crate::generate;
 use crate::metrics::{RequestOutcome, request_outcomes};
 use crate::run::{RunConfig, Runner};
@@ -49,7 +49,26 @@ pub struct Args {
 /// the positive control fails one; 2 when the data is not valid.
 pub fn run(args: Args) -> CliResult {
     let mut out = std::io::stdout().lock();
-    if let Some(path) = &args.path {
+    if let Some(path) = args
+        .path
+        .as_ref()
+        .filter(|p| p.as_os_str() == realised::NAME && !p.exists())
+    {
+        // The realised data compiled into bemula: loading it checks everything.
+        let dataset = Dataset::open(path)?;
+        writeln!(
+            out,
+            "ok: {} ({} instances, {} requests, {} questions)",
+            dataset.source,
+            dataset.instances.len(),
+            dataset.request_count(),
+            dataset
+                .instances
+                .iter()
+                .map(|i| i.questions.len())
+                .sum::<usize>()
+        )?;
+    } else if let Some(path) = &args.path {
         let checked = validate::check_path(path)?;
         for problem in checked.problems.iter() {
             writeln!(out, "{problem}")?;
@@ -75,7 +94,7 @@ pub fn run(args: Args) -> CliResult {
         .filter(|d| !d.as_os_str().is_empty())
         .or(args.path.clone());
     let dataset = match dir {
-        Some(dir) => Dataset::load(&dir)?.default_tiers(args.full),
+        Some(dir) => Dataset::open(&dir)?.default_tiers(args.full),
         None => generate::generate(&args.gen_args.config(args.seed, !args.full)?),
     };
     let outcomes = positive_control(&dataset)?;

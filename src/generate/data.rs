@@ -3,9 +3,9 @@
 //! the same bytes without this repository's files, and parsed once on first use.
 
 use crate::dataset::Sensitivity;
-use once_cell::sync::Lazy;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// Everything the generator reads.
 #[derive(Debug)]
@@ -401,7 +401,7 @@ fn parse<T: serde::de::DeserializeOwned>(index: usize) -> T {
         .unwrap_or_else(|e| panic!("embedded data/generator/{name} is malformed: {e}"))
 }
 
-static DATA: Lazy<Data> = Lazy::new(|| Data {
+static DATA: LazyLock<Data> = LazyLock::new(|| Data {
     vocab: parse(0),
     personas: parse(1),
     facts: parse(2),

@@ -2,7 +2,7 @@
 //! calendar dates, and the alternative spellings of a value.
 
 use crate::text::{NUMBERS_UNDER_TWENTY, TENS};
-use once_cell::sync::Lazy;
+use std::sync::LazyLock;
 
 /// Fills `{key}` placeholders from `lookup`; a key it does not know stays as written
 /// (the generator's tests check that no placeholder survives in generated text).
@@ -97,7 +97,7 @@ pub fn number_word(n: u32) -> String {
 
 /// The number a word of [`number_word`] stands for.
 pub fn word_number(word: &str) -> Option<u32> {
-    static WORDS: Lazy<Vec<String>> = Lazy::new(|| (0..100).map(number_word).collect());
+    static WORDS: LazyLock<Vec<String>> = LazyLock::new(|| (0..100).map(number_word).collect());
     WORDS.iter().position(|w| w == word).map(|n| n as u32)
 }
 

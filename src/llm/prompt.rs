@@ -6,7 +6,7 @@
 //! `[rubric:…]`) are texts the code picks from. A placeholder is `{name}`; filling is
 //! done in one pass, so a value that itself contains `{answer}` is never expanded.
 
-use once_cell::sync::Lazy;
+use std::sync::LazyLock;
 
 /// A parsed prompt template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub fn neutralise(text: &str) -> String {
 }
 
 /// The judge prompt, version `judge-v1`.
-pub static JUDGE: Lazy<PromptTemplate> = Lazy::new(|| {
+pub static JUDGE: LazyLock<PromptTemplate> = LazyLock::new(|| {
     PromptTemplate::parse(
         "judge-v1",
         include_str!("../../conformance/prompts/judge-v1.txt"),
@@ -145,7 +145,7 @@ pub static JUDGE: Lazy<PromptTemplate> = Lazy::new(|| {
 });
 
 /// The answerer prompt, version `answer-v1`.
-pub static ANSWER: Lazy<PromptTemplate> = Lazy::new(|| {
+pub static ANSWER: LazyLock<PromptTemplate> = LazyLock::new(|| {
     PromptTemplate::parse(
         "answer-v1",
         include_str!("../../conformance/prompts/answer-v1.txt"),
@@ -153,7 +153,7 @@ pub static ANSWER: Lazy<PromptTemplate> = Lazy::new(|| {
 });
 
 /// The full-context system's prompt, version `full-context-v1`.
-pub static FULL_CONTEXT: Lazy<PromptTemplate> = Lazy::new(|| {
+pub static FULL_CONTEXT: LazyLock<PromptTemplate> = LazyLock::new(|| {
     PromptTemplate::parse(
         "full-context-v1",
         include_str!("../../conformance/prompts/full-context-v1.txt"),

@@ -10,16 +10,18 @@ use bemula::generate::{
     DEFAULT_SEED, GenConfig, Generator, Phrasing, generate, generate_instance,
     generate_instance_with, global_plan,
 };
-use once_cell::sync::Lazy;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::LazyLock;
 
 /// The default full set, generated once for all tests of this module.
-static DEFAULT: Lazy<Dataset> = Lazy::new(|| generate(&GenConfig::default()));
+static DEFAULT: LazyLock<Dataset> = LazyLock::new(|| generate(&GenConfig::default()));
 
 /// The full set of each generator (v2 with both phrasing halves).
-static V1: Lazy<Dataset> = Lazy::new(|| generate(&config(Generator::V1, Phrasing::All, false)));
-static V2: Lazy<Dataset> = Lazy::new(|| generate(&config(Generator::V2, Phrasing::All, false)));
+static V1: LazyLock<Dataset> =
+    LazyLock::new(|| generate(&config(Generator::V1, Phrasing::All, false)));
+static V2: LazyLock<Dataset> =
+    LazyLock::new(|| generate(&config(Generator::V2, Phrasing::All, false)));
 
 /// The seed-42 checksum of generator v1, which must never change.
 const V1_CHECKSUM: &str = "1eb09c20da7fcf4a76e796076de2d091dbca4449dfef66f9fe46171c99ed8e7d";
@@ -1348,7 +1350,7 @@ fn v2_reads_less_like_templates_than_v1() {
 
 /// Generator v2's Lite sets of seeds 1 to 20, in each phrasing half in turn: the
 /// sample the data-fidelity tests below scan besides the default set.
-static SEEDS: Lazy<Vec<Dataset>> = Lazy::new(|| {
+static SEEDS: LazyLock<Vec<Dataset>> = LazyLock::new(|| {
     (1..=20u64)
         .map(|seed| {
             generate(&GenConfig {
@@ -1411,7 +1413,7 @@ fn states_intent(text: &str) -> bool {
 
 /// The lead-ins a request may open with ("Before I forget,"), from the phrasing
 /// inventory: they are no part of what the request asks.
-static LEADS: Lazy<Vec<String>> = Lazy::new(|| {
+static LEADS: LazyLock<Vec<String>> = LazyLock::new(|| {
     let path = manifest_dir().join("data/generator/v2/phrasing.json");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let mut leads: Vec<String> = ["dev", "test"]

@@ -4,9 +4,9 @@
 
 use crate::generate::Phrasing;
 use crate::generate::rng::Rng;
-use once_cell::sync::Lazy;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// One phrasing inventory, split into two disjoint halves.
 #[derive(Debug, Deserialize)]
@@ -227,7 +227,7 @@ fn parse<T: serde::de::DeserializeOwned>(index: usize) -> T {
         .unwrap_or_else(|e| panic!("embedded data/generator/v2/{name} is malformed: {e}"))
 }
 
-static DATA: Lazy<Data> = Lazy::new(|| Data {
+static DATA: LazyLock<Data> = LazyLock::new(|| Data {
     facts: parse(0),
     phrases: parse(1),
     talk: parse(2),

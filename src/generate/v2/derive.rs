@@ -16,12 +16,12 @@ use crate::generate::data::{DerivedTemplate, Rule, Unit};
 use crate::generate::profile::{DerivedFact, GenProfile, clashes, derived_value, overlap};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, Month, word_number};
-use once_cell::sync::Lazy;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 use std::sync::{Mutex, PoisonError};
 
-static TEMPLATES: Lazy<Vec<DerivedTemplate>> = Lazy::new(|| {
+static TEMPLATES: LazyLock<Vec<DerivedTemplate>> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../../../data/generator/v2/derived.json"))
         .unwrap_or_else(|e| panic!("embedded data/generator/v2/derived.json is malformed: {e}"))
 });
@@ -42,7 +42,7 @@ pub(crate) fn synthesize(rng: &mut Rng, start: Date, min_derived: usize) -> GenP
 
 /// Every text the generators may put into a dialogue, lowercased: the embedded data
 /// files of v1 and v2 (word lists, templates and inventories) as written.
-static FIXED_TEXT: Lazy<String> = Lazy::new(|| {
+static FIXED_TEXT: LazyLock<String> = LazyLock::new(|| {
     crate::generate::data::FILES
         .iter()
         .chain(super::data::FILES.iter())
@@ -56,7 +56,7 @@ static FIXED_TEXT: Lazy<String> = Lazy::new(|| {
 /// never be stated.
 fn in_fixed_text(lower: &str) -> bool {
     // The same values come up in instance after instance: each is looked for once.
-    static FOUND: Lazy<Mutex<FxHashMap<String, bool>>> = Lazy::new(Default::default);
+    static FOUND: LazyLock<Mutex<FxHashMap<String, bool>>> = LazyLock::new(Default::default);
     let mut found = FOUND.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(&known) = found.get(lower) {
         return known;

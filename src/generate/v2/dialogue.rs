@@ -16,9 +16,9 @@ use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
-use once_cell::sync::Lazy;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 /// What a session has said so far: its user sentences, in the normal form that
 /// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
@@ -136,7 +136,7 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
 
 /// The normal forms of the sentences of every scenario's own questions, by question:
 /// a session looks at all of its scenario's at every fourth question it asks.
-static ASK_SENTENCES: Lazy<FxHashMap<&'static str, Vec<String>>> = Lazy::new(|| {
+static ASK_SENTENCES: LazyLock<FxHashMap<&'static str, Vec<String>>> = LazyLock::new(|| {
     v1_data()
         .scenarios
         .iter()
@@ -288,7 +288,7 @@ fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
 }
 
 /// The reactions in lower case, in the inventory's order.
-static LOWER_REACTIONS: Lazy<Vec<String>> = Lazy::new(|| {
+static LOWER_REACTIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
     data()
         .talk
         .reactions

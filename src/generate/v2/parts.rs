@@ -6,8 +6,8 @@
 
 use super::data::data;
 use crate::generate::rng::Rng;
-use once_cell::sync::Lazy;
 use rustc_hash::FxHashMap;
+use std::sync::LazyLock;
 
 /// An inventory of `talk.json` whose entries are parts, named after its field of
 /// [`Talk`](super::data::Talk).
@@ -104,7 +104,7 @@ struct Parts {
     count: usize,
 }
 
-static PARTS: Lazy<Parts> = Lazy::new(|| {
+static PARTS: LazyLock<Parts> = LazyLock::new(|| {
     let mut by_text: FxHashMap<&str, usize> = FxHashMap::default();
     let of = Inventory::ALL
         .iter()

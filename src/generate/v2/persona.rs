@@ -6,8 +6,8 @@
 
 use crate::generate::profile::{GenProfile, clashes};
 use crate::generate::rng::Rng;
-use once_cell::sync::Lazy;
 use serde::Deserialize;
+use std::sync::LazyLock;
 
 /// What a value presupposes about the persona.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -37,7 +37,7 @@ pub struct Rule {
     pub requires: Needs,
 }
 
-static RULES: Lazy<Vec<Rule>> = Lazy::new(|| {
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../../../data/generator/v2/consistency.json"))
         .unwrap_or_else(|e| panic!("embedded data/generator/v2/consistency.json is malformed: {e}"))
 });

@@ -8,8 +8,8 @@
 //! plain words and stemmed once.
 
 use crate::text::stem;
-use once_cell::sync::Lazy;
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 /// One everyday category of personal information.
 struct CategorySpec {
@@ -298,7 +298,7 @@ fn stems(words: &[&str]) -> HashSet<String> {
     words.iter().map(|w| stem(&w.to_lowercase())).collect()
 }
 
-static TABLES: Lazy<Tables> = Lazy::new(|| Tables {
+static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables {
     names: CATEGORIES.iter().map(|c| stems(c.names)).collect(),
     words: CATEGORIES
         .iter()
