@@ -72,17 +72,6 @@ impl RetryPolicy {
     }
 }
 
-/// Whether a failed call may be sent again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Resend {
-    /// The system certainly did not act: send it again, after at least this wait when
-    /// the server named one.
-    Safe(Option<Duration>),
-    /// The system may have acted (or the failure is final): never send it again.
-    Never,
-}
-
 /// What the runner does about a call that failed for good (after the client's safe
 /// re-sends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -290,7 +290,6 @@ async fn run_async(args: Args) -> CliResult {
     let config = RunConfig {
         jobs: args.jobs.unwrap_or(RunConfig::default().jobs).max(1),
         max_restarts: args.max_restarts,
-        ..RunConfig::default()
     };
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {

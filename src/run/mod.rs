@@ -40,7 +40,6 @@ use crate::system::{
 };
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Instances evaluated at once by default: enough namespaces in flight to keep a slow
 /// system's pipeline full whatever the number of cores (a system that takes longer per
@@ -83,26 +82,15 @@ pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
 pub struct RunConfig {
     /// Instances evaluated at once.
     pub jobs: usize,
-    /// No longer used: the runner never re-sends a call. Re-sends of calls the system
-    /// certainly did not act on belong to the adapter client
-    /// (`RemoteOptions::retries`); see [`crate::retry`].
-    #[deprecated(note = "the runner never re-sends a call; see `bemula::retry`")]
-    pub retries: u32,
-    /// No longer used; see [`RunConfig::retries`].
-    #[deprecated(note = "the runner never re-sends a call; see `bemula::retry`")]
-    pub backoff: Duration,
     /// Restarts of a pass (reset, ingest again) after a failure that may have changed
     /// the system's memory, before its remaining questions are recorded as errors.
     pub max_restarts: u32,
 }
 
 impl Default for RunConfig {
-    #[allow(deprecated)]
     fn default() -> RunConfig {
         RunConfig {
             jobs: DEFAULT_JOBS,
-            retries: 0,
-            backoff: Duration::ZERO,
             max_restarts: retry::DEFAULT_MAX_RESTARTS,
         }
     }

@@ -174,14 +174,6 @@ impl SystemError {
     pub fn system(message: impl Into<String>) -> SystemError {
         SystemError::new(ErrorKind::System, message)
     }
-
-    /// Whether retrying the same call may succeed.
-    pub fn is_transient(&self) -> bool {
-        matches!(
-            self.kind,
-            ErrorKind::Timeout | ErrorKind::Connection | ErrorKind::Crashed | ErrorKind::Overloaded
-        )
-    }
 }
 
 /// Classes of system-call failures.

@@ -276,7 +276,6 @@ fn no_turn_is_observed_twice_between_resets_under_any_fault() {
     let config = RunConfig {
         jobs: 2,
         max_restarts: 5,
-        ..RunConfig::default()
     };
     let runner = Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config);
     let records = rt.block_on(runner.run_all(&instances));

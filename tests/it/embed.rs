@@ -7,7 +7,7 @@ use crate::llm::chat_server::{ChatServer, Recorded, Scripted};
 use bemula::dataset::Version;
 use bemula::llm::{ApiKey, EmbedClient, EmbedRagFactory, LlmConfig, LlmError, UsageMeter};
 use bemula::system::{
-    AsyncMemorySystem, Memory, Namespace, Reply, SessionInfo, SystemFactory, TurnInput,
+    AsyncMemorySystem, ErrorKind, Memory, Namespace, Reply, SessionInfo, SystemFactory, TurnInput,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -289,7 +289,11 @@ async fn a_failing_endpoint_is_a_clear_error_naming_it() {
     );
     assert!(text.contains("HTTP 500 after 3 attempt(s)"), "{text}");
     assert!(text.contains("engine crashed"), "{text}");
-    assert!(e.is_transient());
+    assert_eq!(
+        e.kind,
+        ErrorKind::Overloaded,
+        "retried, then a transient failure"
+    );
     assert_eq!(server.count(), 3);
 
     // 404: an unknown model, not retried.

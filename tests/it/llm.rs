@@ -12,7 +12,7 @@ use bemula::llm::{
     ApiKey, LlmAnswerer, LlmClient, LlmConfig, LlmError, LlmJudge, Message, Role, UsageMeter,
     full_context_factory,
 };
-use bemula::system::{Namespace, Reply, SessionInfo, TurnInput};
+use bemula::system::{ErrorKind, Namespace, Reply, SessionInfo, TurnInput};
 use chat_server::{ChatServer, Recorded, Scripted};
 use std::path::Path;
 use std::sync::Arc;
@@ -734,7 +734,11 @@ async fn full_context_refuses_a_transcript_larger_than_the_window() {
     let text = e.to_string();
     assert!(text.contains("long_007/control"), "{text}");
     assert!(text.contains("context window is 1500 tokens"), "{text}");
-    assert!(!e.is_transient());
+    assert_eq!(
+        e.kind,
+        ErrorKind::System,
+        "a final failure, not a transient one"
+    );
     assert_eq!(server.count(), 0, "nothing is sent, nothing truncated");
 }
 
