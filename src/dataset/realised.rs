@@ -25,7 +25,39 @@ macro_rules! files {
 }
 
 /// The realised instances shipped so far, by id.
-const FILES: &[(&str, &str)] = files![];
+const FILES: &[(&str, &str)] = files![
+    "medium_001",
+    "medium_002",
+    "medium_003",
+    "medium_004",
+    "medium_005",
+    "medium_006",
+    "medium_007",
+    "medium_008",
+    "medium_009",
+    "medium_010",
+    "medium_011",
+    "medium_012",
+    "medium_013",
+    "medium_014",
+    "medium_015",
+    "medium_016",
+    "short_001",
+    "short_002",
+    "short_003",
+    "short_004",
+    "short_005",
+    "short_006",
+    "short_007",
+    "short_008",
+    "short_009",
+    "short_010",
+    "short_011",
+    "short_012",
+    "short_013",
+    "short_014",
+    "short_015",
+];
 
 /// The ids of the instances shipped so far.
 pub fn ids() -> impl Iterator<Item = &'static str> {
