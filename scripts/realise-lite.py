@@ -13,6 +13,12 @@ text. It only moves hand-written text into the plan and checks it.
                                                hand-written work/ID/sNN.json and
                                                work/ID/fillers.json, and check it
   scripts/realise-lite.py check ID [ID…]       the checks alone
+  scripts/realise-lite.py extract ID [ID…]     write work/ID/ (worksheet, sNN.json,
+                                               fillers.json) back from the shipped
+                                               data/realised/lite/ID.json, to edit it
+
+The shipped instance files are the data of record; work/ is a scratch folder (ignored
+by git) made by `worksheet` or `extract` and read by `assemble`.
 
 Work files:
   work/ID/s01.json      [{"user": "...", "assistant": "..."}, ...]  exactly the session's
@@ -326,6 +332,20 @@ def cmd_assemble(ids, write=True):
     return bad
 
 
+def extract(iid):
+    inst = load(OUT / f"{iid}.json")
+    worksheet(iid)
+    work = WORK / iid
+    for s in inst["sessions"]:
+        turns = [{"user": t["user"], "assistant": t["assistant"]} for t in s["turns"]]
+        (work / f"{s['id']}.json").write_text(
+            json.dumps(turns, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    fillers = {r["id"]: r["filler"] for r in inst["requests"]}
+    (work / "fillers.json").write_text(
+        json.dumps(fillers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(work.relative_to(ROOT))
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -337,6 +357,9 @@ def main(argv):
             worksheet(iid)
     elif cmd == "assemble":
         sys.exit(1 if cmd_assemble(ids) else 0)
+    elif cmd == "extract":
+        for iid in ids:
+            extract(iid)
     elif cmd == "check":
         sys.exit(1 if cmd_assemble(ids, write=False) else 0)
     else:
