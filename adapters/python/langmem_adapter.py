@@ -63,7 +63,14 @@ class LangMemAdapter:
         self.query_limit = adapter_config.positive_int("BEMULA_LANGMEM_QUERY_LIMIT", 5)
         self.enable_deletes = adapter_config.flag("BEMULA_LANGMEM_DELETES", True)
         m = self.models
-        budget = {"max_tokens": m.max_reply_tokens} if m.max_reply_tokens else {}
+        budget = {}
+        if m.max_reply_tokens:
+            # langchain-openai sends the budget as `max_completion_tokens`, which
+            # llama.cpp's server (and other OpenAI-compatible servers) ignore, so that a
+            # small local model ran one reply past 15 minutes; `max_tokens` goes in the
+            # body too, the name every OpenAI-compatible server reads.
+            budget = {"max_tokens": m.max_reply_tokens,
+                      "extra_body": {"max_tokens": m.max_reply_tokens}}
         self.chat = ChatOpenAI(model=m.chat_model, base_url=m.base_url, api_key=m.api_key,
                                temperature=0, **budget)
         self.spaces = {}
