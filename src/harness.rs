@@ -78,17 +78,21 @@ pub enum DataSource {
     },
     /// A dataset directory (or one instance file) in the Bemula format.
     Dir(PathBuf),
+    /// The hand-realised Bemula-Lite compiled into bemula
+    /// ([`crate::dataset::realised`]): the default, unless a generator setting, the
+    /// full set or `BEMULA_DATA` asks for other data.
+    Realised,
 }
 
 /// The resolved settings of a harness run.
 ///
 /// | variable | meaning |
 /// |---|---|
-/// | `BEMULA_DATA` | dataset directory, or `realised` for the hand-realised Lite (default: generated Lite data) |
+/// | `BEMULA_DATA` | dataset directory; `realised`: the hand-realised Lite (the default); `generated`: the generated data |
 /// | `BEMULA_FULL` | `1`/`true`: the full generated set (or every tier of `BEMULA_DATA`) |
-/// | `BEMULA_SEED` | seed of the generated data (default 42) |
-/// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2` |
-/// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default) |
+/// | `BEMULA_SEED` | seed of the generated data (default 42); set, the data is generated |
+/// | `BEMULA_GENERATOR` | generator of the generated data: `v1` or `v2`; set, the data is generated |
+/// | `BEMULA_PHRASING` | phrasing of generated v2 data: `dev`, `test` or `all` (default); set, the data is generated |
 /// | `BEMULA_MIN_RPR` | gate: pass when the request pass rate is at least this, in [0, 1] |
 /// | `BEMULA_MIN` | gate: metric minimums, fractions: `FE=0.3,Score=0.1` (any of RA, FE, PR, RLA, AR, RPR, FA, UG, Score) |
 /// | `BEMULA_BASELINE` | regression gate: a blessed baseline's report directory |
@@ -157,9 +161,9 @@ pub struct Harness {
     runtime: Option<tokio::runtime::Runtime>,
     data: Option<PathBuf>,
     full: bool,
-    seed: u64,
-    generator: generate::Generator,
-    phrasing: generate::Phrasing,
+    seed: Option<u64>,
+    generator: Option<generate::Generator>,
+    phrasing: Option<generate::Phrasing>,
     min_rpr: Option<f64>,
     min: Option<String>,
     gate_on: GateOn,
@@ -225,9 +229,9 @@ impl Harness {
             runtime: None,
             data: None,
             full: false,
-            seed: generate::DEFAULT_SEED,
-            generator: generate::Generator::default(),
-            phrasing: generate::Phrasing::default(),
+            seed: None,
+            generator: None,
+            phrasing: None,
             min_rpr: None,
             min: None,
             gate_on: GateOn::Point,
@@ -265,21 +269,22 @@ impl Harness {
         self
     }
 
-    /// Seed of the generated data.
+    /// Seed of the generated data; the run then uses generated data (by default it
+    /// uses the hand-realised Lite, see [`DataSource::Realised`]).
     pub fn seed(mut self, seed: u64) -> Harness {
-        self.seed = seed;
+        self.seed = Some(seed);
         self
     }
 
-    /// Generator of the generated data.
+    /// Generator of the generated data; the run then uses generated data.
     pub fn generator(mut self, generator: generate::Generator) -> Harness {
-        self.generator = generator;
+        self.generator = Some(generator);
         self
     }
 
-    /// Phrasing half of generated v2 data.
+    /// Phrasing half of generated v2 data; the run then uses generated data.
     pub fn phrasing(mut self, phrasing: generate::Phrasing) -> Harness {
-        self.phrasing = phrasing;
+        self.phrasing = Some(phrasing);
         self
     }
 
@@ -424,8 +429,17 @@ impl Harness {
                 });
             }
         }
+        // Any setting of the generator asks for generated data, as `--full` does (the
+        // realised edition covers Lite only).
+        let generated = full
+            || self.seed.is_some()
+            || self.generator.is_some()
+            || self.phrasing.is_some()
+            || ["BEMULA_SEED", "BEMULA_GENERATOR", "BEMULA_PHRASING"]
+                .iter()
+                .any(|name| env(name).is_some());
         let seed = match env("BEMULA_SEED") {
-            None => self.seed,
+            None => self.seed.unwrap_or(generate::DEFAULT_SEED),
             Some(v) => v.parse().map_err(|_| SettingsError {
                 name: "BEMULA_SEED".into(),
                 value: v.clone(),
@@ -433,7 +447,7 @@ impl Harness {
             })?,
         };
         let generator = match env("BEMULA_GENERATOR") {
-            None => self.generator,
+            None => self.generator.unwrap_or_default(),
             Some(v) => v.parse().map_err(|reason| SettingsError {
                 name: "BEMULA_GENERATOR".into(),
                 value: v.clone(),
@@ -441,7 +455,7 @@ impl Harness {
             })?,
         };
         let phrasing = match env("BEMULA_PHRASING") {
-            None => self.phrasing,
+            None => self.phrasing.unwrap_or_default(),
             Some(v) => v.parse().map_err(|reason| SettingsError {
                 name: "BEMULA_PHRASING".into(),
                 value: v.clone(),
@@ -463,13 +477,22 @@ impl Harness {
             .map(PathBuf::from)
             .or_else(|| self.data.clone())
         {
+            Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => {
+                DataSource::Generated {
+                    seed,
+                    full,
+                    generator,
+                    phrasing,
+                }
+            }
             Some(dir) => DataSource::Dir(dir),
-            None => DataSource::Generated {
+            None if generated => DataSource::Generated {
                 seed,
                 full,
                 generator,
                 phrasing,
             },
+            None => DataSource::Realised,
         };
         let min_rpr_source = if env("BEMULA_MIN_RPR").is_some() {
             "BEMULA_MIN_RPR"
@@ -798,7 +821,7 @@ impl Harness {
                 dataset_checksum: dataset.checksum.clone(),
                 data_seed: match settings.data {
                     DataSource::Generated { seed, .. } => Some(seed),
-                    DataSource::Dir(_) => None,
+                    DataSource::Dir(_) | DataSource::Realised => None,
                 },
                 instances: selected_names.iter().cloned().collect(),
                 shard: None,
@@ -941,7 +964,7 @@ impl Harness {
             dataset_checksum: dataset.checksum.clone(),
             data_seed: match settings.data {
                 DataSource::Generated { seed, .. } => Some(seed),
-                DataSource::Dir(_) => None,
+                DataSource::Dir(_) | DataSource::Realised => None,
             },
             ..RunInfo::default()
         };
@@ -1371,6 +1394,7 @@ fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
                 None => generate::generate(&config),
             })
         }
+        DataSource::Realised => crate::dataset::realised::load().map_err(|e| e.to_string()),
         DataSource::Dir(dir) => Dataset::open(dir)
             .map(|d| d.default_tiers(full))
             .map_err(|e| e.to_string()),

@@ -17,13 +17,14 @@ const GENERATOR: &str = "bemula generate";
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct GenArgs {
     /// Generator of the synthetic data: `v1` (the first one, kept byte for byte) or
-    /// `v2` (compositional dialogue, requests in the paper's manner, dev/test phrasing).
-    #[arg(long, value_enum, default_value_t = Generator::default(), value_name = "VERSION")]
-    pub generator: Generator,
+    /// `v2` (the default: compositional dialogue, requests in the paper's manner,
+    /// dev/test phrasing).
+    #[arg(long, value_enum, value_name = "VERSION")]
+    pub generator: Option<Generator>,
     /// Which half of v2's phrasing inventories to draw from: `dev` (to tune on),
-    /// `test` (held out) or `all`. Only `all` applies to v1.
-    #[arg(long, value_enum, default_value_t = Phrasing::default(), value_name = "HALF")]
-    pub phrasing: Phrasing,
+    /// `test` (held out) or `all` (the default). Only `all` applies to v1.
+    #[arg(long, value_enum, value_name = "HALF")]
+    pub phrasing: Option<Phrasing>,
 }
 
 impl GenArgs {
@@ -32,11 +33,16 @@ impl GenArgs {
         let config = GenConfig {
             seed,
             lite,
-            generator: self.generator,
-            phrasing: self.phrasing,
+            generator: self.generator.unwrap_or_default(),
+            phrasing: self.phrasing.unwrap_or_default(),
         };
         config.check()?;
         Ok(config)
+    }
+
+    /// Whether either setting was given (so the data asked for is generated).
+    pub fn given(&self) -> bool {
+        self.generator.is_some() || self.phrasing.is_some()
     }
 }
 

@@ -28,18 +28,20 @@ pub struct Args {
     /// Repeat for several; default: every built-in system (no instrument).
     #[arg(long = "system", value_name = "SYSTEM")]
     pub systems: Vec<String>,
-    /// A dataset directory (or one instance file) in the Bemula format, or `realised`:
-    /// the hand-realised Bemula-Lite compiled into bemula. Default: the synthetic data
-    /// generated from `--seed`.
+    /// A dataset directory (or one instance file) in the Bemula format; `realised`: the
+    /// hand-realised Bemula-Lite compiled into bemula; `generated`: the synthetic data
+    /// of `--seed`. Default: `realised`, or `generated` when `--full`, `--seed`,
+    /// `--generator` or `--phrasing` is given (the realised edition covers Lite only).
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Use the full set (50 instances) instead of Bemula-Lite (31 short and medium
-    /// instances). With `--data`, use every instance instead of the Lite tiers only.
+    /// Use the full set (50 generated instances) instead of Bemula-Lite (31 short and
+    /// medium instances). With `--data`, use every instance instead of the Lite tiers
+    /// only.
     #[arg(long)]
     pub full: bool,
-    /// Seed of the generated data.
-    #[arg(long, default_value_t = generate::DEFAULT_SEED)]
-    pub seed: u64,
+    /// Seed of the generated data (default 42, the default dataset).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Generator and phrasing of the generated data (without `--data`).
     #[command(flatten)]
     pub gen_args: super::generate::GenArgs,
@@ -771,7 +773,11 @@ fn judge_stats_delta(
 }
 
 fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
+    let generated = args.full || args.seed.is_some() || args.gen_args.given();
     match &args.data {
+        Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => generated_dataset(args),
+        None if generated => generated_dataset(args),
+        None => Ok((crate::dataset::realised::load()?, None)),
         Some(dir) => {
             let dataset = Dataset::open(dir)?;
             if !args.full && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
@@ -781,11 +787,13 @@ fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::erro
             }
             Ok((dataset.default_tiers(args.full), None))
         }
-        None => {
-            let dataset = generate::generate(&args.gen_args.config(args.seed, !args.full)?);
-            Ok((dataset, Some(args.seed)))
-        }
     }
+}
+
+fn generated_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
+    let seed = args.seed.unwrap_or(generate::DEFAULT_SEED);
+    let dataset = generate::generate(&args.gen_args.config(seed, !args.full)?);
+    Ok((dataset, Some(seed)))
 }
 
 /// A directory name for a system spec: its characters outside `[A-Za-z0-9._-]` become `_`.

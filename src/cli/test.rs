@@ -87,9 +87,13 @@ pub fn run(args: Args) -> CliResult {
         .runtime(runtime)
         .judge(judge)
         .answerer(answerer)
-        .full(args.full)
-        .generator(args.gen_args.generator)
-        .phrasing(args.gen_args.phrasing);
+        .full(args.full);
+    if let Some(generator) = args.gen_args.generator {
+        harness = harness.generator(generator);
+    }
+    if let Some(phrasing) = args.gen_args.phrasing {
+        harness = harness.phrasing(phrasing);
+    }
     if let Some(dir) = args.data {
         harness = harness.data(dir);
     }

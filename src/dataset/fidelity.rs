@@ -603,6 +603,7 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
     measures.push(multi_hop_contains_retention(&indexed));
     measures.push(deletion_words(&indexed));
     measures.push(assistant_restates_value(&indexed));
+    measures.push(persona_contradictions(&indexed));
     Fidelity {
         source: dataset.source.clone(),
         instances: dataset.instances.len(),
@@ -1155,6 +1156,26 @@ fn deletion_words(indexed: &[Indexed]) -> Measure {
         with,
         total,
         Target::between(0.0, DELETION_WORDS_TARGET),
+    )
+}
+
+fn persona_contradictions(indexed: &[Indexed]) -> Measure {
+    let (mut found, mut total) = (0, 0);
+    for ix in indexed {
+        let instance = ix.instance;
+        let turns: usize = instance.sessions.iter().map(|s| s.turns.len()).sum();
+        total += 2 * (turns + instance.requests.len());
+        found += crate::dataset::validate::consistency::dialogue_findings(instance).len();
+    }
+    Measure::share(
+        "persona_contradictions",
+        "dialogue texts (user or assistant side of a turn or a filler) presupposing a child \
+         or a partner (\"my kids\", \"your husband\") that the profile's attributes rule out \
+         (`bemula validate` names each) / all dialogue texts"
+            .to_string(),
+        found,
+        total,
+        Target::at_most(0.0),
     )
 }
 

@@ -17,6 +17,10 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// The `--data` (and `BEMULA_DATA`) value that asks for the generated data of the seed,
+/// generator and phrasing given (unless a file or directory of that name exists).
+pub const GENERATED: &str = "generated";
+
 /// Name of the generator's manifest inside a dataset directory; never an instance.
 pub const MANIFEST: &str = "manifest.json";
 

@@ -232,6 +232,10 @@ pub fn check_path(path: &Path) -> Result<Checked, DataError> {
                     .warnings
                     .0
                     .extend(consistency::check(&file, &instance));
+                checked
+                    .warnings
+                    .0
+                    .extend(consistency::check_dialogue(&file, &instance));
             }
             Err(err) => checked.problems.0.push(parse_problem(err)),
         }

@@ -1063,8 +1063,8 @@ mod cli {
             seed: 42,
             lite,
             gen_args: GenArgs {
-                generator: Generator::default(),
-                phrasing: Phrasing::All,
+                generator: None,
+                phrasing: None,
             },
             out: out.to_path_buf(),
             force,
@@ -1084,8 +1084,8 @@ mod cli {
         let out = dir.path().join("out");
         let mut a = args(&out, true, false);
         a.gen_args = GenArgs {
-            generator: Generator::V2,
-            phrasing: Phrasing::Test,
+            generator: Some(Generator::V2),
+            phrasing: Some(Phrasing::Test),
         };
         run(a).unwrap();
         let manifest: Manifest =
@@ -1094,8 +1094,8 @@ mod cli {
         assert_eq!(manifest.phrasing, "test");
         let mut a = args(&dir.path().join("v1"), true, false);
         a.gen_args = GenArgs {
-            generator: Generator::V1,
-            phrasing: Phrasing::Dev,
+            generator: Some(Generator::V1),
+            phrasing: Some(Phrasing::Dev),
         };
         let err = run(a).unwrap_err().to_string();
         assert!(err.contains("needs generator v2"), "{err}");

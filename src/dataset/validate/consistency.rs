@@ -55,11 +55,143 @@ pub fn check(file: &Path, instance: &Instance) -> Vec<Problem> {
     found
 }
 
+/// Phrases of the dialogue that presuppose the speaker's household: said by the user
+/// (`my …`, `our …`) or by the assistant of the user (`your …`). General English, not
+/// any generator's wording; "my son-in-law", "my ex-wife", "my late husband" and "my
+/// stepson" presuppose none of it.
+const DIALOGUE_RULES: &[(&str, Needs)] = &[
+    ("kids", Needs::Children),
+    ("kid", Needs::Children),
+    ("children", Needs::Children),
+    ("child", Needs::Children),
+    ("son", Needs::Children),
+    ("sons", Needs::Children),
+    ("daughter", Needs::Children),
+    ("daughters", Needs::Children),
+    ("husband", Needs::Partner),
+    ("wife", Needs::Partner),
+    ("partner", Needs::Partner),
+    ("spouse", Needs::Partner),
+    ("boyfriend", Needs::Partner),
+    ("girlfriend", Needs::Partner),
+    ("fiance", Needs::Partner),
+    ("fiancee", Needs::Partner),
+];
+
+/// One dialogue turn that presupposes what the profile contradicts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialogueFinding {
+    /// JSON path of the text: `.sessions[S].turns[T].user`, `….assistant`, or a
+    /// request's `.requests[R].filler.user`.
+    pub json_path: String,
+    /// The phrase, as normalised: `my kids`.
+    pub phrase: String,
+    /// What it presupposes.
+    pub needs: Needs,
+}
+
+/// Every dialogue text of `instance` (both versions: the session turns and the
+/// control fillers) holding a phrase of [`DIALOGUE_RULES`] whose presupposition the
+/// profile's attributes contradict, in document order.
+pub fn dialogue_findings(instance: &Instance) -> Vec<DialogueFinding> {
+    let evidence = Evidence::read(&instance.profile.attributes);
+    if evidence.known.children.is_none() && evidence.known.partner.is_none() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut look = |path: String, text: &str, owners: &[&str]| {
+        let lower = normalise(text).replace(['\u{e9}'], "e");
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, pair) in words.windows(2).enumerate() {
+            if !owners.contains(&pair[0]) {
+                continue;
+            }
+            let Some(&(_, needs)) = DIALOGUE_RULES.iter().find(|(w, _)| *w == pair[1]) else {
+                continue;
+            };
+            // "my son-in-law", "your daughter-in-law".
+            if words.get(i + 2) == Some(&"in") && words.get(i + 3) == Some(&"law") {
+                continue;
+            }
+            if needs.met_by(&evidence.known) == Some(false) {
+                found.push(DialogueFinding {
+                    json_path: path.clone(),
+                    phrase: format!("{} {}", pair[0], pair[1]),
+                    needs,
+                });
+                // One finding per text is enough to point at it.
+                break;
+            }
+        }
+    };
+    const USER: &[&str] = &["my", "our"];
+    const ASSISTANT: &[&str] = &["your"];
+    for (s, session) in instance.sessions.iter().enumerate() {
+        for (t, turn) in session.turns.iter().enumerate() {
+            look(format!(".sessions[{s}].turns[{t}].user"), &turn.user, USER);
+            look(
+                format!(".sessions[{s}].turns[{t}].assistant"),
+                &turn.assistant,
+                ASSISTANT,
+            );
+        }
+    }
+    for (r, request) in instance.requests.iter().enumerate() {
+        look(format!(".requests[{r}].filler.user"), &request.filler.user, USER);
+        look(
+            format!(".requests[{r}].filler.assistant"),
+            &request.filler.assistant,
+            ASSISTANT,
+        );
+    }
+    found
+}
+
+/// The warnings of [`dialogue_findings`]: one per phrase and instance, at its first
+/// place, counting the others (a generator's slip repeats across a dialogue).
+pub fn check_dialogue(file: &Path, instance: &Instance) -> Vec<Problem> {
+    let findings = dialogue_findings(instance);
+    let evidence = Evidence::read(&instance.profile.attributes);
+    let mut by_phrase: Vec<(&DialogueFinding, usize)> = Vec::new();
+    for f in &findings {
+        match by_phrase.iter_mut().find(|(g, _)| g.phrase == f.phrase) {
+            Some((_, n)) => *n += 1,
+            None => by_phrase.push((f, 1)),
+        }
+    }
+    by_phrase
+        .into_iter()
+        .map(|(f, n)| {
+            let (key, text) = evidence.source(f.needs);
+            let more = match n {
+                1 => String::new(),
+                n => format!(" (and {} more turns)", n - 1),
+            };
+            Problem {
+                file: file.to_path_buf(),
+                json_path: f.json_path.clone(),
+                reason: format!(
+                    "the dialogue says {:?}, which presupposes {}, but the profile's \
+                     attribute {} ({text:?}) contradicts it (at {}){more}",
+                    f.phrase,
+                    describe(f.needs),
+                    key,
+                    attribute_path(key)
+                ),
+            }
+        })
+        .collect()
+}
+
 /// What a need asks of the persona, in words.
 fn describe(needs: Needs) -> &'static str {
     match needs {
         Needs::Children => "at least one child",
         Needs::NoChildren => "no children",
+        Needs::Partner => "a partner",
         Needs::NoPartner => "no partner",
         Needs::YoungerThan50 => "an age below 50",
         Needs::YoungerThan60 => "an age below 60",
@@ -124,7 +256,7 @@ impl<'a> Evidence<'a> {
     fn source(&self, needs: Needs) -> (&'a str, &'a str) {
         let from = match needs {
             Needs::Children | Needs::NoChildren => self.children_from,
-            Needs::NoPartner => self.partner_from,
+            Needs::Partner | Needs::NoPartner => self.partner_from,
             Needs::YoungerThan50 | Needs::YoungerThan60 => self.age_from,
         };
         from.unwrap_or(("?", ""))

@@ -17,6 +17,8 @@ pub enum Needs {
     Children,
     /// No children.
     NoChildren,
+    /// A partner.
+    Partner,
     /// No partner.
     NoPartner,
     /// Younger than 50.
@@ -65,6 +67,7 @@ impl Needs {
         match self {
             Needs::Children => known.children,
             Needs::NoChildren => known.children.map(|c| !c),
+            Needs::Partner => known.partner,
             Needs::NoPartner => known.partner.map(|p| !p),
             Needs::YoungerThan50 => known.age.map(|a| a < 50),
             Needs::YoungerThan60 => known.age.map(|a| a < 60),
