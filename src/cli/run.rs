@@ -775,7 +775,9 @@ fn judge_stats_delta(
 fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
     let generated = args.full || args.seed.is_some() || args.gen_args.given();
     match &args.data {
-        Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => generated_dataset(args),
+        Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => {
+            generated_dataset(args)
+        }
         None if generated => generated_dataset(args),
         None => Ok((crate::dataset::realised::load()?, None)),
         Some(dir) => {

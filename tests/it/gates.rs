@@ -408,9 +408,12 @@ fn summaries_show_the_first_error_message_of_each_kind() {
 fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not_change() {
     let dir = tempfile::tempdir().unwrap();
     let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
-    // "Before": the positive control; "after" a change that forgets everything.
+    // "Before": the positive control; "after" a change that forgets everything. On the
+    // generated data, whose figures these are.
     let (code, _, stderr) = crate::bemula(&[
         "run",
+        "--data",
+        "generated",
         "--system",
         "oracle-forget",
         "--system",
@@ -495,7 +498,16 @@ fn bemula_run_gates_each_system_against_its_baseline() {
     let dir = tempfile::tempdir().unwrap();
     let at = |p: &str| dir.path().join(p).to_str().unwrap().to_string();
     let run = |out: &str, systems: &[&str], extra: &[&str]| {
-        let mut args = vec!["run", "--shard", "1/4", "--bootstrap", "50", "--out"];
+        let mut args = vec![
+            "run",
+            "--data",
+            "generated",
+            "--shard",
+            "1/4",
+            "--bootstrap",
+            "50",
+            "--out",
+        ];
         let out = at(out);
         args.push(&out);
         for s in systems {

@@ -374,7 +374,14 @@ fn processes_share_the_generated_data_through_a_cache_in_the_target_directory() 
     let list = || {
         let out = command(
             crate::bemula_command()
-                .args(["test", "--system", "null", "--report-dir"])
+                .args([
+                    "test",
+                    "--system",
+                    "null",
+                    "--data",
+                    "generated",
+                    "--report-dir",
+                ])
                 .arg(&reports)
                 .args(["--", "--list"])
                 .env("CARGO_TARGET_DIR", target.path()),

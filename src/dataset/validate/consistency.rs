@@ -140,7 +140,11 @@ pub fn dialogue_findings(instance: &Instance) -> Vec<DialogueFinding> {
         }
     }
     for (r, request) in instance.requests.iter().enumerate() {
-        look(format!(".requests[{r}].filler.user"), &request.filler.user, USER);
+        look(
+            format!(".requests[{r}].filler.user"),
+            &request.filler.user,
+            USER,
+        );
         look(
             format!(".requests[{r}].filler.assistant"),
             &request.filler.assistant,
