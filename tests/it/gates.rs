@@ -225,7 +225,7 @@ fn references(set: &str) -> Vec<(String, bemula::report::Summary)> {
 fn the_readme_quotes_the_reference_figures() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for set in ["lite", "full"] {
+    for set in ["realised", "lite", "full"] {
         let summaries = references(set);
         let rows: Vec<(String, &bemula::report::Summary)> =
             summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
@@ -241,21 +241,33 @@ fn the_readme_quotes_the_reference_figures() {
 
 #[test]
 fn the_reference_systems_reproduce_their_pinned_figures_on_lite() {
-    use bemula::run::{RunConfig, Runner};
-    use std::sync::Arc;
     let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
         lite: true,
         ..bemula::generate::GenConfig::default()
     });
+    reproduce_the_pinned_figures(&dataset, "lite");
+}
+
+#[test]
+fn the_reference_systems_reproduce_their_pinned_figures_on_the_realised_lite() {
+    let dataset = bemula::dataset::realised::load().unwrap();
+    reproduce_the_pinned_figures(&dataset, "realised");
+}
+
+/// Runs every built-in system on `dataset` and compares its metrics, pass count and
+/// record counts with `reports/reference/{set}/`.
+fn reproduce_the_pinned_figures(dataset: &bemula::dataset::Dataset, set: &str) {
+    use bemula::run::{RunConfig, Runner};
+    use std::sync::Arc;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    for (name, pinned) in references("lite") {
+    for (name, pinned) in references(set) {
         assert_eq!(
             dataset.checksum, pinned.config.dataset_checksum,
-            "reports/reference/lite/{name} was made from other data"
+            "reports/reference/{set}/{name} was made from other data"
         );
         let runner = Runner::new(
             bemula::system::builtin::factory(&name).unwrap(),
@@ -271,7 +283,7 @@ fn the_reference_systems_reproduce_their_pinned_figures_on_lite() {
         // Exact: the runs are deterministic, and the pinned file keeps every digit of
         // an f64 (compared as text: parsing may round the last digit).
         let path = format!(
-            "{}/reports/reference/lite/{name}/summary.json",
+            "{}/reports/reference/{set}/{name}/summary.json",
             env!("CARGO_MANIFEST_DIR")
         );
         let text = std::fs::read_to_string(&path).unwrap();
