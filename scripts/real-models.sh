@@ -12,6 +12,8 @@
 #   3. `bemula run --system full-context:smollm2 --system embed-rag:multilingual-e5-small`
 #   4. `bemula calibrate --judge llm:smollm2` on a few shipped labels, one per suite
 #   5. `bemula generate --realise llm:smollm2 --realise-units 1 --instance short_001`
+#   6. opt-in, BEMULA_REAL_ADAPTERS=1: the Mem0, LangMem and SimpleMem adapters on the
+#      real chat and embedding models (minutes each here, so not in CI)
 #
 # Each must exit 0 with 0 transport errors (no record with an error, no model call
 # failed for good), and every verdict parsed or unscored with a reason; the checker
@@ -21,6 +23,7 @@
 #
 # Usage: scripts/real-models.sh            (starts the servers and stops them at the end)
 #        BEMULA_REAL_LABELS=N              (labels for calibrate, default 3)
+#        BEMULA_REAL_ADAPTERS=1|"mem0 …"   (also step 6: the maintained adapters)
 # The response cache starts empty on each run (target/real-models/cache), so every
 # path makes real calls; the wheel cache keeps the install quick after the first time.
 set -euo pipefail
@@ -210,6 +213,31 @@ m = json.load(open(sys.argv[1]))
 print("realise:", json.dumps(m.get("realisation")))
 EOF
 else status=1; fi
+
+# 6. Opt-in (BEMULA_REAL_ADAPTERS=1, or names: BEMULA_REAL_ADAPTERS="mem0 langmem"): the
+#    maintained Python adapters with the real chat model for their own LLM calls and the
+#    real embedding model, preflight on, on the trimmed instance. Minutes each on two
+#    cores (Mem0's extraction prompt alone is about 8,600 tokens; the preflight makes
+#    most of the calls), so CI leaves them out; the environments come from
+#    scripts/python-adapters.sh --install-only.
+adapters=${BEMULA_REAL_ADAPTERS:-0}
+if [ "$adapters" = 1 ]; then adapters="mem0 langmem simplemem"; fi
+if [ "$adapters" != 0 ]; then
+    # shellcheck disable=SC2086
+    scripts/python-adapters.sh --install-only $adapters
+    for name in $adapters; do
+        py=$(ls -d "$root"/target/py-adapters/"$name"-*/bin/python | head -1)
+        if BEMULA_MODEL_BASE_URL="$BEMULA_LLM_BASE_URL" BEMULA_CHAT_MODEL=smollm2 \
+            BEMULA_EMBED_MODEL=multilingual-e5-small BEMULA_EMBED_DIMS=384 \
+            BEMULA_MAX_REPLY_TOKENS=${BEMULA_MAX_REPLY_TOKENS:-128} \
+            timed "adapter-$name" "$bemula" run --system "cmd:$py adapters/python/${name}_adapter.py" \
+            --data "$data" --judge rule --bootstrap 0 --no-cache --adapter-timeout 900 \
+            --out "$work/adapter-$name"; then
+            grep "preflight of adapter" "$work/adapter-$name.log" | cut -c1-400 >> "$figures" || true
+            check_run "adapter-$name" "$work/adapter-$name" >> "$figures" || status=1
+        else status=1; fi
+    done
+fi
 
 cat "$figures"
 say "stage wall time $((SECONDS - stage_started)) s"
