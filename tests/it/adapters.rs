@@ -3,6 +3,7 @@
 //! results of the system it wraps, and a faulty adapter's faults are classified on
 //! their questions while the rest of the run completes.
 
+use crate::support::start_http;
 use bemula::answer::Extractive;
 use bemula::dataset::{Instance, Version};
 use bemula::generate::{GenConfig, generate};
@@ -11,8 +12,6 @@ use bemula::record::Record;
 use bemula::run::{RunConfig, Runner};
 use bemula::system::remote::{self, RemoteOptions};
 use bemula::system::{SharedFactory, builtin};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,35 +69,6 @@ fn connect(rt: &tokio::runtime::Runtime, spec: &str, timeout: Duration) -> Share
 }
 
 /// A child serving HTTP on an ephemeral port, killed when dropped.
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_http(program: &str, args: &[&str]) -> Server {
-    let mut child = Command::new(program)
-        .args(args)
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    Server(child, url)
-}
-
 /// What must agree between two runs of the same system: every answer and verdict.
 fn essence(records: &[Record]) -> Vec<(String, Version, String, Option<String>, bool)> {
     let mut v: Vec<_> = records
@@ -131,7 +101,7 @@ fn the_python_example_gives_identical_results_over_stdio_and_http() {
     let example = format!("{ROOT}/adapters/python/example_memory.py");
     let stdio = run_on(&format!("cmd:python3 {example}"), &instances);
     let server = start_http("python3", &[&example]);
-    let http = run_on(&server.1, &instances);
+    let http = run_on(&server.url, &instances);
     assert!(
         stdio.iter().all(|r| r.error.is_none()),
         "no errors over stdio"
@@ -157,7 +127,7 @@ fn bemula_serve_gives_the_in_process_results_over_stdio_and_http() {
         &instances,
     );
     let server = start_http(BIN, &["serve", "--system", "naive-rag"]);
-    let http = run_on(&server.1, &instances);
+    let http = run_on(&server.url, &instances);
     assert!(in_process.iter().any(|r| r.correct));
     assert_eq!(essence(&stdio), essence(&in_process), "stdio");
     assert_eq!(essence(&http), essence(&in_process), "http");
@@ -348,7 +318,7 @@ fn bemula_run(system: &str, extra: &[&str]) -> i32 {
         std::fs::write(path, serde_json::to_string(&instance).unwrap()).unwrap();
     }
     let out = tempfile::tempdir().unwrap();
-    let output = Command::new(BIN)
+    let output = crate::bemula_command()
         .args(["run", "--system", system, "--bootstrap", "0", "--data"])
         .arg(data.path())
         .arg("--out")

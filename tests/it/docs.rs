@@ -1,14 +1,12 @@
 //! Integration tests: what the README says about the command line agrees with what
 //! `bemula … --help` says, for the flags whose wording has drifted before.
 
-use std::process::Command;
-
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
 }
 
 fn help(subcommand: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let out = crate::bemula_command()
         .args([subcommand, "--help"])
         .env_remove("BEMULA_CACHE")
         .env_remove("BEMULA_LLM_BASE_URL")

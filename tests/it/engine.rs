@@ -346,7 +346,7 @@ fn every_builtin_system_runs_the_whole_protocol() {
 #[test]
 fn an_independent_recomputation_from_results_jsonl_agrees_with_summary_json() {
     let out = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let status = crate::bemula_command()
         .args([
             "run",
             "--system",
@@ -611,7 +611,7 @@ fn runner_of(factory: SharedFactory) -> Runner {
 fn the_oracle_reader_measures_what_a_transcript_keeps_on_the_hand_written_set() {
     let out = tempfile::tempdir().unwrap();
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/handwritten");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let run = crate::bemula_command()
         .args(["run", "--system", "transcript", "--answerer", "oracle"])
         .args(["--bootstrap", "0", "--data", data])
         .arg("--out")

@@ -147,7 +147,7 @@ fn summary_of(records: &[Record], name: &str) -> Summary {
 }
 
 fn bemula(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let out = crate::bemula_command()
         .args(args)
         .env_remove("BEMULA_DATA")
         .output()
@@ -359,7 +359,7 @@ fn bemula_compare_html_draws_the_paired_differences() {
 #[test]
 fn the_harness_writes_report_html() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let out = crate::bemula_command()
         .args(["test", "--system", "naive-rag", "--report-dir"])
         .arg(dir.path())
         .args(["--", "--test-threads", "1"])

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 fn bemula() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bemula"))
+    crate::bemula_command()
 }
 
 fn text(out: &Output) -> String {

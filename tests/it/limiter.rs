@@ -41,7 +41,7 @@ fn run_bemula(
     system_dir: &str,
 ) -> (String, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let output = crate::bemula_command()
         .arg("run")
         .args(roles)
         .args(["--bootstrap", "0", "--no-cache", "--retries", "8"])

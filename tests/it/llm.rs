@@ -2,8 +2,7 @@
 //! cache and `bemula calibrate`, against a scripted chat-completions server on
 //! 127.0.0.1 (no network, no model).
 
-#[path = "support/chat_server.rs"]
-pub(crate) mod chat_server;
+pub(crate) use crate::support::chat_server;
 
 use bemula::answer::{Answerer, NO_INFORMATION};
 use bemula::dataset::{Attack, FORGOTTEN, NO_LEAK, Suite, Version};
@@ -823,7 +822,7 @@ fn calibrate_with(
     cache: &Path,
     judge: &str,
 ) -> std::process::Command {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"));
+    let mut cmd = crate::bemula_command();
     cmd.args(["calibrate", "--labels"])
         .arg(labels)
         .args(["--judge", judge, "--base-url", &server.url, "--cache"])
@@ -1135,7 +1134,7 @@ fn bemula_run_with_llm_judge_and_answerer_records_usage_and_caches() {
     let out = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let run = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        crate::bemula_command()
             .args([
                 "run",
                 "--system",
@@ -1336,7 +1335,7 @@ fn a_recorded_run_replays_from_the_cache_with_no_server_running() {
     one.write(data.path()).unwrap();
     let cache = tempfile::tempdir().unwrap();
     let run = |out: &Path, answerer: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+        crate::bemula_command()
             .args(["run", "--system", "naive-rag", "--judge", "llm:jm"])
             .args([
                 "--answerer",
@@ -1429,7 +1428,7 @@ fn full_context_run(
     out: &Path,
     extra: &[&str],
 ) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    crate::bemula_command()
         .args([
             "run",
             "--system",
@@ -1514,7 +1513,7 @@ fn full_context_with_a_dead_server_fails_once_at_the_preflight() {
     drop(server);
     std::thread::sleep(std::time::Duration::from_millis(200));
     let out = tempfile::tempdir().unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let run = crate::bemula_command()
         .args([
             "run",
             "--system",

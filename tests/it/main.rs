@@ -27,15 +27,13 @@ mod realise;
 mod safety;
 mod shards;
 mod stats;
+mod support;
 mod systems;
 mod validate;
 
 /// Runs the built `bemula` binary with `args`: exit code, stdout, stderr.
 fn bemula(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
-        .args(args)
-        .output()
-        .expect("bemula runs");
+    let out = bemula_command().args(args).output().expect("bemula runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -71,24 +69,16 @@ fn small_data(dir: &std::path::Path, keep: usize) -> std::path::PathBuf {
     path
 }
 
-/// The built `bemula` binary as a command, without the harness's environment
-/// variables of the test process leaking into it.
+/// The built `bemula` binary as a command, without the environment of the test process
+/// leaking into it: every `BEMULA_*` variable (data, gates, endpoints, cache) and
+/// cargo-nextest's run id are removed; a test sets what it needs after this.
 fn bemula_command() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"));
-    for var in [
-        "BEMULA_DATA",
-        "BEMULA_FULL",
-        "BEMULA_SEED",
-        "BEMULA_MIN_RPR",
-        "BEMULA_EXPECTATIONS",
-        "BEMULA_BLESS",
-        "BEMULA_REPORT_DIR",
-        "BEMULA_RESUME",
-        "BEMULA_NO_PREFLIGHT",
-        "BEMULA_ADAPTER_PROCESSES",
-        "NEXTEST_RUN_ID",
-    ] {
-        cmd.env_remove(var);
+    for (var, _) in std::env::vars_os() {
+        let name = var.to_string_lossy();
+        if name.starts_with("BEMULA_") || name == "NEXTEST_RUN_ID" {
+            cmd.env_remove(&var);
+        }
     }
     cmd
 }

@@ -3,14 +3,13 @@
 //! against the in-process system, fault classification with a misbehaving adapter and a
 //! scripted HTTP server, and `bemula check-adapter`.
 
+use crate::support::start_http_command;
 use bemula::system::remote::{self, RemoteFactory, RemoteOptions, loopback, server};
 use bemula::system::{
     AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SystemError, SystemFactory,
     TurnInput,
 };
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -29,45 +28,6 @@ fn fixture_cmd(name: &str) -> String {
 
 fn serve_cmd() -> String {
     format!("{BIN} serve --system loopback")
-}
-
-/// A child process serving HTTP, killed when dropped.
-struct HttpChild {
-    child: Child,
-    url: String,
-}
-
-impl Drop for HttpChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `command --http 127.0.0.1:0` and reads the bound URL from its first line.
-fn start_http(command: &str) -> HttpChild {
-    let words = shlex::split(command).expect("test command splits");
-    let mut child = Command::new(&words[0])
-        .args(&words[1..])
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {command}: {e}"));
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout piped"))
-        .read_line(&mut line)
-        .expect("first stdout line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line of {command} is {line:?}"))
-        .to_string();
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/rpc"),
-        "{url}"
-    );
-    HttpChild { child, url }
 }
 
 fn options() -> RemoteOptions {
@@ -154,7 +114,7 @@ async fn python_example_answers_identically_over_stdio_and_http() {
     let stdio = remote::connect(&format!("cmd:{}", example_cmd()), &options())
         .await
         .expect("connect stdio");
-    let http_child = start_http(&example_cmd());
+    let http_child = start_http_command(&example_cmd());
     let http = remote::connect(&http_child.url, &options())
         .await
         .expect("connect http");
@@ -187,7 +147,7 @@ async fn bemula_serve_gives_the_in_process_replies() {
     let stdio = remote::connect(&format!("cmd:{} --stdio", serve_cmd()), &options())
         .await
         .expect("connect stdio");
-    let http_child = start_http(&serve_cmd());
+    let http_child = start_http_command(&serve_cmd());
     let http = remote::connect(&http_child.url, &options())
         .await
         .expect("connect http");
@@ -655,7 +615,7 @@ async fn the_http_server_speaks_plain_http() {
 
 /// Runs `bemula check-adapter --system SPEC`; returns the exit code and stdout.
 fn check_adapter(spec: &str) -> (i32, String) {
-    let out = Command::new(BIN)
+    let out = crate::bemula_command()
         .args(["check-adapter", "--system", spec, "--timeout", "20"])
         .output()
         .expect("run check-adapter");
@@ -668,7 +628,7 @@ fn check_adapter(spec: &str) -> (i32, String) {
 #[test]
 #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 fn check_adapter_passes_on_good_adapters() {
-    let http_child = start_http(&serve_cmd());
+    let http_child = start_http_command(&serve_cmd());
     for spec in [
         format!("cmd:{}", example_cmd()),
         format!("cmd:{} --stdio", serve_cmd()),
@@ -879,7 +839,7 @@ async fn serve_discards_an_over_long_request_line_and_answers_the_next() {
 #[test]
 #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
 fn disguised_leaks_behind_a_refusal_do_not_score_as_forgetting() {
-    let adapter = start_http(&fixture_cmd("gaming"));
+    let adapter = start_http_command(&fixture_cmd("gaming"));
     let out = tempfile::tempdir().unwrap();
     let (code, stdout, stderr) = crate::bemula(&[
         "run",

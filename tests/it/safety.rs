@@ -151,7 +151,7 @@ fn run_over(
     out: &Path,
     cache: &Path,
 ) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    crate::bemula_command()
         .args(["run", "--system", "naive-rag", "--bootstrap", "50"])
         .args(["--judge", judge, "--answerer", answerer])
         .arg("--data")
@@ -401,7 +401,7 @@ fn a_failing_request_shows_the_answer_escaped_in_bemula_test() {
 /// Runs the built binary with `args`, its standard output a pipe whose reading end is
 /// closed at once: exit code and standard error.
 fn with_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"))
+    let mut child = crate::bemula_command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
