@@ -22,8 +22,14 @@ The searches of one query run one after another (SimpleMem's parallel retrieval 
 results in completion order, so the memories' order would vary from run to run); this
 changes no result, only their order's stability.
 
+Reply budget: simplemem 0.1.0's LLMClient sends no max_tokens, so a small local model
+may run a reply to the end of its window (minutes on a CPU). With
+BEMULA_MAX_REPLY_TOKENS set, the adapter gives the OpenAI clients SimpleMem makes that
+budget (`max_tokens` on each chat completion it sends).
+
 Settings from the environment (see adapter_config.py): BEMULA_MODEL_BASE_URL,
-OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS; the retrieval
+OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS,
+BEMULA_MAX_REPLY_TOKENS; the retrieval
 budgets are SimpleMem's own (semantic 25, keyword 5, structured 5; window 40 turns).
 
 Run: bemula check-adapter --system "cmd:python3 adapters/python/simplemem_adapter.py"
@@ -41,6 +47,7 @@ adapter_config.offline()
 
 import numpy as np  # noqa: E402
 import simplemem.system  # noqa: E402
+import simplemem.utils.llm_client  # noqa: E402
 from bemula_adapter import main  # noqa: E402
 from simplemem.config import get_config  # noqa: E402
 
@@ -78,11 +85,34 @@ def table_name(namespace):
     return "ns_" + namespace.encode().hex()
 
 
+def budget_replies(max_tokens):
+    """Makes the OpenAI clients that SimpleMem's LLMClient creates send `max_tokens`
+    (unless a call sets it) on every chat completion."""
+    module = simplemem.utils.llm_client
+    make = getattr(module.OpenAI, "bemula_unbudgeted", module.OpenAI)
+
+    def budgeted(*args, **kwargs):
+        client = make(*args, **kwargs)
+        create = client.chat.completions.create
+
+        def create_with_budget(*a, **kw):
+            kw.setdefault("max_tokens", max_tokens)
+            return create(*a, **kw)
+
+        client.chat.completions.create = create_with_budget
+        return client
+
+    budgeted.bemula_unbudgeted = make
+    module.OpenAI = budgeted
+
+
 class SimpleMemAdapter:
     """A SimpleMemSystem (and LanceDB table) per namespace."""
 
     def __init__(self):
         self.models = adapter_config.Models(top_k_default=25)
+        if self.models.max_reply_tokens:
+            budget_replies(self.models.max_reply_tokens)
         EndpointEmbedding.models = self.models
         simplemem.system.EmbeddingModel = EndpointEmbedding
         self.db_path = os.environ.get("BEMULA_SIMPLEMEM_DB") or tempfile.mkdtemp(prefix="bemula-simplemem-")
@@ -109,8 +139,9 @@ class SimpleMemAdapter:
             "namespace_scope": "a SimpleMemSystem and LanceDB table per namespace",
             "embedder": "the configured endpoint, in place of SimpleMem's SentenceTransformers loader",
             "streaming": False,
-            "max_reply_tokens": "not settable: simplemem 0.1.0's LLMClient.chat_completion "
-                                "sends no max_tokens",
+            "max_reply_tokens": self.models.max_reply_tokens
+            or "unset: simplemem 0.1.0's LLMClient sends no max_tokens (set "
+               "BEMULA_MAX_REPLY_TOKENS and the adapter adds it)",
             "parallel_retrieval": False,
             "parallel_processing": False,
             "why_not_parallel": "SimpleMem merges parallel searches in completion order, "
