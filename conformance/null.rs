@@ -1,5 +1,6 @@
 //! Dogfood: the bemula suite run by `cargo test` against the built-in `null` system on
-//! the synthetic Bemula-Lite data with the rule judge. Known failures are listed in
+//! Bemula-Lite (the hand-realised edition, the harness's default data) with the rule
+//! judge. Known failures are listed in
 //! `conformance/expectations/null.txt`; the target passes only while the system's
 //! behaviour is unchanged (rewrite the list with `BEMULA_BLESS=1`).
 
