@@ -3,48 +3,25 @@ it reads (`max_tokens`), not only as langchain-openai's `max_completion_tokens`,
 llama.cpp's server ignores. Needs the adapter's libraries (scripts/python-adapters.sh
 runs it in the LangMem environment)."""
 
-import json
+import importlib.util
 import os
 import sys
-import threading
 import unittest
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+from recording_server import RecordingServer  # noqa: E402
 
 
-class Recorder(BaseHTTPRequestHandler):
-    bodies = []
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Recorder.bodies.append(body)
-        reply = json.dumps({
-            "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": "ok"}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *args):
-        pass
-
-
+@unittest.skipUnless(importlib.util.find_spec("langchain_openai"), "needs the langmem adapter's libraries")
 class ReplyBudget(unittest.TestCase):
     def setUp(self):
-        self.server = HTTPServer(("127.0.0.1", 0), Recorder)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        Recorder.bodies.clear()
+        self.server = RecordingServer()
+        self.url = self.server.url
 
     def tearDown(self):
-        self.server.shutdown()
+        self.server.close()
 
     def chat_body(self, env):
         base = {"BEMULA_MODEL_BASE_URL": self.url, "BEMULA_CHAT_MODEL": "m",
@@ -53,8 +30,8 @@ class ReplyBudget(unittest.TestCase):
             import langmem_adapter
             adapter = langmem_adapter.LangMemAdapter()
             adapter.chat.invoke("hello")
-        self.assertEqual(len(Recorder.bodies), 1)
-        return Recorder.bodies[0]
+        self.assertEqual(len(self.server.bodies), 1)
+        return self.server.bodies[0]
 
     def test_the_budget_is_sent_as_max_tokens(self):
         body = self.chat_body({"BEMULA_MAX_REPLY_TOKENS": "32"})
