@@ -12,8 +12,9 @@ pub struct Args {
     /// System under test: a built-in name, `cmd:COMMAND LINE` or an http:// URL.
     #[arg(long)]
     pub system: String,
-    /// Dataset directory, or `realised` for the hand-realised Bemula-Lite (default: the
-    /// generated Bemula-Lite data; `BEMULA_DATA` overrides).
+    /// Dataset directory; `realised`: the hand-realised Bemula-Lite (the default);
+    /// `generated`: the generated data (also chosen by `--full`, `--generator`,
+    /// `--phrasing`). `BEMULA_DATA` overrides.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// The full set instead of Lite.
