@@ -1574,21 +1574,23 @@ enum Kind {
     Other,
 }
 
+/// English month names, January first (written out here, apart from the generator's).
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
 fn kind_of(gold: &str) -> Kind {
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
     let w: Vec<&str> = gold.split(' ').collect();
     let year = |s: &str| s.len() == 4 && s.chars().all(|c| c.is_ascii_digit());
     let units = [
@@ -1733,20 +1735,6 @@ fn derived_whole_years_are_asked_as_full_years_to_a_named_month() {
     // as full years, and a span up to the present names the month it is counted to:
     // the gold must not depend on a date that is neither a source nor in the question.
     let month_of = |text: &str| -> Option<(i32, u32)> {
-        const MONTHS: [&str; 12] = [
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ];
         let w: Vec<&str> = text
             .split(|c: char| c.is_whitespace() || c == ',' || c == '?')
             .filter(|w| !w.is_empty())
