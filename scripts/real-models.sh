@@ -231,7 +231,7 @@ if [ "$adapters" != 0 ]; then
             BEMULA_EMBED_MODEL=multilingual-e5-small BEMULA_EMBED_DIMS=384 \
             BEMULA_MAX_REPLY_TOKENS=${BEMULA_MAX_REPLY_TOKENS:-128} \
             timed "adapter-$name" "$bemula" run --system "cmd:$py adapters/python/${name}_adapter.py" \
-            --data "$data" --judge rule --bootstrap 0 --no-cache --adapter-timeout 900 \
+            --data "$data" --judge rule --bootstrap 0 --adapter-timeout 900 \
             --out "$work/adapter-$name"; then
             grep "preflight of adapter" "$work/adapter-$name.log" | cut -c1-400 >> "$figures" || true
             check_run "adapter-$name" "$work/adapter-$name" >> "$figures" || status=1
