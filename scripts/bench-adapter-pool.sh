@@ -49,21 +49,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$python" adapters/python/standin_models.py --port-file "$work/port" --latency-ms "$latency" \
-    > "$work/standin.log" 2>&1 &
-standin_pid=$!
-for _ in $(seq 1 100); do
-    [ -s "$work/port" ] && break
-    sleep 0.1
-done
-if [ ! -s "$work/port" ]; then
-    echo "bench-adapter-pool: the model stand-in did not start:" >&2
-    cat "$work/standin.log" >&2
-    exit 1
-fi
-export BEMULA_MODEL_BASE_URL="http://127.0.0.1:$(cat "$work/port")/v1"
-export BEMULA_CHAT_MODEL=standin-chat BEMULA_EMBED_MODEL=standin-embed BEMULA_EMBED_DIMS=256
-unset OPENAI_API_KEY OPENAI_BASE_URL BEMULA_LLM_BASE_URL BEMULA_EMBED_BASE_URL
+# shellcheck source=scripts/standin.sh
+. scripts/standin.sh
+start_standin bench-adapter-pool "$work" --latency-ms "$latency" || exit 1
 
 "$bemula" generate --lite --out "$work/lite" > /dev/null
 mkdir "$work/data"
