@@ -27,6 +27,15 @@ may run a reply to the end of its window (minutes on a CPU). With
 BEMULA_MAX_REPLY_TOKENS set, the adapter gives the OpenAI clients SimpleMem makes that
 budget (`max_tokens` on each chat completion it sends).
 
+Malformed plans: with planning on (SimpleMem's default), SimpleMem asks the model for an
+information plan in JSON and, in 0.1.0, reads `plan['required_info']` unguarded, so a
+model that answers with valid JSON of another shape (a small local model does) raises
+KeyError out of every query. SimpleMem falls back to a one-requirement plan when the
+call or the JSON parse fails; the adapter makes a plan without a `required_info` list
+take that same fallback, and keeps only the strings of a targeted-query list (a query
+that is not a string would be sent to the embedder). Each such repair is logged to
+stderr; the handshake says so under `malformed_plans`.
+
 Settings from the environment (see adapter_config.py): BEMULA_MODEL_BASE_URL,
 OPENAI_API_KEY, BEMULA_CHAT_MODEL, BEMULA_EMBED_MODEL, BEMULA_EMBED_DIMS,
 BEMULA_MAX_REPLY_TOKENS; the retrieval
@@ -46,6 +55,7 @@ import adapter_config  # noqa: E402
 adapter_config.offline()
 
 import numpy as np  # noqa: E402
+import simplemem.core.hybrid_retriever  # noqa: E402
 import simplemem.system  # noqa: E402
 import simplemem.utils.llm_client  # noqa: E402
 from bemula_adapter import main  # noqa: E402
@@ -106,6 +116,52 @@ def budget_replies(max_tokens):
     module.OpenAI = budgeted
 
 
+def fallback_plan(query):
+    """SimpleMem 0.1.0's own fallback plan (HybridRetriever._analyze_information_requirements
+    returns it when the model call or the JSON parse fails)."""
+    return {
+        "question_type": "general",
+        "key_entities": [query],
+        "required_info": [{"info_type": "general", "description": "relevant information",
+                           "priority": "high"}],
+        "relationships": [],
+        "minimal_queries_needed": 1,
+    }
+
+
+def guard_plans():
+    """Makes SimpleMem's planning survive a model's malformed plan: a plan that is not an
+    object with a `required_info` list becomes SimpleMem's fallback plan, and a list of
+    targeted queries keeps only its non-empty strings (the question itself if none)."""
+    retriever = simplemem.core.hybrid_retriever.HybridRetriever
+    analyse = getattr(retriever._analyze_information_requirements, "bemula_unguarded",
+                      retriever._analyze_information_requirements)
+    target = getattr(retriever._generate_targeted_queries, "bemula_unguarded",
+                     retriever._generate_targeted_queries)
+
+    def analyse_guarded(self, query):
+        plan = analyse(self, query)
+        if isinstance(plan, dict) and isinstance(plan.get("required_info"), list):
+            return plan
+        print(f"simplemem adapter: the model's information plan has no required_info list "
+              f"({type(plan).__name__}); using SimpleMem's fallback plan", file=sys.stderr)
+        return fallback_plan(query)
+
+    def target_guarded(self, query, plan):
+        queries = target(self, query, plan)
+        queries = queries if isinstance(queries, list) else [queries]
+        kept = [q for q in queries if isinstance(q, str) and q.strip()]
+        if len(kept) < len(queries):
+            print(f"simplemem adapter: dropped targeted queries that are not text: {queries!r}",
+                  file=sys.stderr)
+        return kept or [query]
+
+    analyse_guarded.bemula_unguarded = analyse
+    target_guarded.bemula_unguarded = target
+    retriever._analyze_information_requirements = analyse_guarded
+    retriever._generate_targeted_queries = target_guarded
+
+
 class SimpleMemAdapter:
     """A SimpleMemSystem (and LanceDB table) per namespace."""
 
@@ -114,6 +170,7 @@ class SimpleMemAdapter:
         if self.models.max_reply_tokens:
             budget_replies(self.models.max_reply_tokens)
         EndpointEmbedding.models = self.models
+        guard_plans()
         simplemem.system.EmbeddingModel = EndpointEmbedding
         self.db_path = os.environ.get("BEMULA_SIMPLEMEM_DB") or tempfile.mkdtemp(prefix="bemula-simplemem-")
         config = get_config()
@@ -142,6 +199,9 @@ class SimpleMemAdapter:
             "max_reply_tokens": self.models.max_reply_tokens
             or "unset: simplemem 0.1.0's LLMClient sends no max_tokens (set "
                "BEMULA_MAX_REPLY_TOKENS and the adapter adds it)",
+            "malformed_plans": "a plan without a required_info list takes SimpleMem's own "
+                               "fallback plan; targeted queries that are not text are dropped "
+                               "(simplemem 0.1.0 raises KeyError on the first)",
             "parallel_retrieval": False,
             "parallel_processing": False,
             "why_not_parallel": "SimpleMem merges parallel searches in completion order, "

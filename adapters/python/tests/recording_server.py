@@ -1,5 +1,6 @@
 """A chat-completions endpoint on 127.0.0.1 that records every request body and answers
-"ok", for the adapters' tests of what they send."""
+"ok" (or what `reply(body)` returns), for the adapters' tests of what they send and of
+how they take what comes back."""
 
 import json
 import threading
@@ -7,10 +8,12 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
 class RecordingServer:
-    """Start it, point a client at `url`, read `bodies`; `close()` when done."""
+    """Start it, point a client at `url`, read `bodies`; `close()` when done. `reply`, if
+    given, maps a request body to the reply's text."""
 
-    def __init__(self):
+    def __init__(self, reply=None):
         bodies = self.bodies = []
+        answer = reply or (lambda body: "ok")
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
@@ -20,7 +23,7 @@ class RecordingServer:
                     "id": "x", "object": "chat.completion", "created": 0,
                     "model": body.get("model", ""),
                     "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": "ok"}}],
+                                 "message": {"role": "assistant", "content": answer(body)}}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                 }).encode()
                 self.send_response(200)
