@@ -2,11 +2,17 @@
 //!
 //! The system is `naive-rag` in process, wrapped so that every call first sleeps a fixed
 //! latency (a `tokio` sleep, so waiting costs no CPU: it stands for a remote system's
-//! round trip, not for local work). The wrapper counts the calls of each namespace. The
-//! critical-path bound is the larger of the longest namespace's calls times the latency
-//! (the calls of one pass are sequential) and all calls times the latency divided by
-//! the namespaces in flight (two per instance at `--jobs`). The run is the whole of
-//! Bemula-Lite with the extractive answerer and the rule judge, at the default `--jobs`.
+//! round trip, not for local work). The wrapper counts the calls of each namespace and
+//! times each wait (a thread's sleep: a `tokio` sleep would round the latency up to the
+//! timer's next millisecond tick). Two critical-path bounds: the nominal one, from the latency
+//! asked: the larger of the longest namespace's calls times the latency (the calls of
+//! one pass are sequential) and all calls times the latency divided by the namespaces
+//! in flight (two per instance at `--jobs`); and the empty run: the same calls of each
+//! namespace, with every namespace in flight at once as in the run, replayed against the
+//! same waits with no work between them, which is what the run would take if reading,
+//! answering and judging cost nothing (on a 2-core machine waking a hundred sleeping
+//! calls costs time of its own). The run is the whole of Bemula-Lite with the extractive
+//! answerer and the rule judge, at the default `--jobs`.
 //!
 //! Run: `cargo bench --bench latency` (optionally `-- MS…` for the latencies).
 
@@ -23,23 +29,37 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Per namespace: its calls and the time its sleeps lasted.
+type Calls = Arc<Mutex<HashMap<String, (usize, Duration)>>>;
+
 /// A factory whose systems sleep `latency` before each call and count their calls.
 struct Slow {
     inner: SharedFactory,
     latency: Duration,
-    calls: Arc<Mutex<HashMap<String, usize>>>,
+    calls: Calls,
 }
 
 struct SlowSystem {
     inner: Box<dyn AsyncMemorySystem>,
     latency: Duration,
-    calls: Arc<Mutex<HashMap<String, usize>>>,
+    calls: Calls,
 }
 
-/// Counts a call of `ns` and sleeps `latency`.
-async fn wait(calls: &Mutex<HashMap<String, usize>>, latency: Duration, ns: &Namespace) {
-    *calls.lock().unwrap().entry(ns.0.clone()).or_default() += 1;
-    tokio::time::sleep(latency).await;
+/// Sleeps `latency`, then counts a call of `ns` and the time the sleep lasted.
+async fn wait(calls: &Calls, latency: Duration, ns: &Namespace) {
+    let started = Instant::now();
+    if !latency.is_zero() {
+        // A thread's sleep keeps to the latency within tens of microseconds; a `tokio`
+        // sleep rounds it up to the timer's next millisecond tick.
+        tokio::task::spawn_blocking(move || std::thread::sleep(latency))
+            .await
+            .expect("sleep");
+    }
+    let waited = started.elapsed();
+    let mut calls = calls.lock().unwrap();
+    let entry = calls.entry(ns.0.clone()).or_default();
+    entry.0 += 1;
+    entry.1 += waited;
 }
 
 #[async_trait]
@@ -85,6 +105,30 @@ impl AsyncMemorySystem for SlowSystem {
     }
 }
 
+/// The wall time of `counts[i]` sequential waits of `latency` for every namespace `i`,
+/// all namespaces at once: the run's system calls with nothing between them.
+async fn empty_run(counts: &[usize], latency: Duration) -> Duration {
+    let calls: Calls = Arc::default();
+    let started = Instant::now();
+    let tasks: Vec<_> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let calls = calls.clone();
+            tokio::spawn(async move {
+                let ns = Namespace(format!("empty-{i}"));
+                for _ in 0..n {
+                    wait(&calls, latency, &ns).await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("empty run");
+    }
+    started.elapsed()
+}
+
 fn main() {
     let latencies: Vec<u64> = std::env::args()
         .skip(1)
@@ -111,8 +155,10 @@ fn main() {
         instances.len(),
         config.jobs
     );
-    println!("| latency | calls | longest pass | bound | wall | wall / bound |");
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| latency | calls | longest pass | nominal bound | mean wait in the run | empty run | wall | wall / nominal | wall / empty run |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for ms in latencies {
         let latency = Duration::from_millis(ms);
         let calls = Arc::new(Mutex::new(HashMap::new()));
@@ -132,17 +178,31 @@ fn main() {
         let wall = started.elapsed();
         assert!(records.iter().all(|r| r.error.is_none()), "no errors");
         let calls = calls.lock().unwrap();
-        let total: usize = calls.values().sum();
-        let longest = calls.values().copied().max().unwrap_or(0);
-        let in_flight = (2 * config.jobs).min(calls.len()).max(1);
-        let bound = latency
+        let total: usize = calls.values().map(|c| c.0).sum();
+        let longest = calls.values().map(|c| c.0).max().unwrap_or(0);
+        let waited: Duration = calls.values().map(|c| c.1).sum();
+        let in_flight = (2 * config.jobs).min(calls.len()).max(1) as f64;
+        let nominal = latency
             .mul_f64(longest as f64)
-            .max(latency.mul_f64(total as f64 / in_flight as f64));
+            .max(latency.mul_f64(total as f64 / in_flight));
+        let counts: Vec<usize> = calls.values().map(|c| c.0).collect();
+        drop(calls);
+        let empty = runtime.block_on(empty_run(&counts, latency));
+        let ratio = |bound: Duration| {
+            if bound.is_zero() {
+                "-".to_string()
+            } else {
+                format!("{:.3}", wall.as_secs_f64() / bound.as_secs_f64())
+            }
+        };
         println!(
-            "| {ms} ms | {total} | {longest} calls | {:.2} s | {:.2} s | {:.3} |",
-            bound.as_secs_f64(),
+            "| {ms} ms | {total} | {longest} calls | {:.2} s | {:.2} ms | {:.2} s | {:.2} s | {} | {} |",
+            nominal.as_secs_f64(),
+            waited.as_secs_f64() * 1000.0 / total.max(1) as f64,
+            empty.as_secs_f64(),
             wall.as_secs_f64(),
-            wall.as_secs_f64() / bound.as_secs_f64()
+            ratio(nominal),
+            ratio(empty),
         );
     }
 }

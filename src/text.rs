@@ -5,7 +5,7 @@
 //! Everything here is plain, deterministic and language-rule based; nothing is learnt
 //! from or tuned to any dataset.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// English month names, lower case, January first.
 pub const MONTHS: [&str; 12] = [
@@ -59,13 +59,22 @@ pub const TENS: [&str; 8] = [
 /// apostrophe folded to `'`, and a possessive `'s` is dropped (`anna's` → `anna`).
 /// Digit groups joined by `,` or `.` stay one token (`85,000` → `85000`, `3.5`).
 pub fn tokenize(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();
+    each_token(text, |t| tokens.push(t.to_string()));
+    tokens
+}
+
+/// Calls `emit` with each token of `text`, as [`tokenize`] makes them, without
+/// allocating one.
+fn each_token(text: &str, mut emit: impl FnMut(&str)) {
     let mut word = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = if i > 0 { Some(chars[i - 1]) } else { None };
-        let next = chars.get(i + 1).copied();
-        if c.is_alphanumeric() {
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_lowercase());
+        } else if c.is_alphanumeric() {
             word.extend(c.to_lowercase());
         } else if (c == '\'' || c == '\u{2019}')
             && prev.is_some_and(char::is_alphabetic)
@@ -82,24 +91,20 @@ pub fn tokenize(text: &str) -> Vec<String> {
                 word.push('.');
             }
         } else {
-            flush_word(&mut word, &mut tokens);
+            flush_word(&mut word, &mut emit);
         }
+        prev = Some(c);
     }
-    flush_word(&mut word, &mut tokens);
-    tokens
+    flush_word(&mut word, &mut emit);
 }
 
-fn flush_word(word: &mut String, tokens: &mut Vec<String>) {
-    if word.is_empty() {
-        return;
-    }
-    let mut w = std::mem::take(word);
-    if w.ends_with("'s") {
-        w.truncate(w.len() - 2);
-    }
+/// Emits the word (without a possessive `'s`) unless nothing is left, and empties it.
+fn flush_word(word: &mut String, emit: &mut impl FnMut(&str)) {
+    let w = word.strip_suffix("'s").unwrap_or(word);
     if !w.is_empty() {
-        tokens.push(w);
+        emit(w);
     }
+    word.clear();
 }
 
 /// English function words and conversational filler that carry no content.
@@ -147,11 +152,14 @@ pub fn is_stop_word(token: &str) -> bool {
 /// `living` → `liv`), so that the inflections of one word meet. Tokens of three
 /// characters or fewer and tokens holding digits are kept as they are.
 pub fn stem(token: &str) -> String {
-    let n = token.chars().count();
-    if n <= 3 || token.chars().any(|c| c.is_ascii_digit()) || !token.is_ascii() {
-        return token.to_string();
+    stem_owned(token.to_string())
+}
+
+/// [`stem`] of a token already owned, in place.
+fn stem_owned(mut s: String) -> String {
+    if s.len() <= 3 || !s.is_ascii() || s.bytes().any(|c| c.is_ascii_digit()) {
+        return s;
     }
-    let mut s = token.to_string();
     if s.ends_with("ies") && s.len() > 4 {
         s.truncate(s.len() - 3);
         s.push('y');
@@ -189,11 +197,13 @@ fn undouble(s: &mut String) {
 /// The content terms of a text: its tokens without stop-words, stemmed, in order
 /// (repeats kept).
 pub fn content_terms(text: &str) -> Vec<String> {
-    tokenize(text)
-        .into_iter()
-        .filter(|t| !is_stop_word(t))
-        .map(|t| stem(&t))
-        .collect()
+    let mut terms = Vec::new();
+    each_token(text, |t| {
+        if !is_stop_word(t) {
+            terms.push(stem_owned(t.to_string()));
+        }
+    });
+    terms
 }
 
 /// The distinct content terms of a text, in order of first appearance.
@@ -287,13 +297,20 @@ pub struct Hit {
 ///
 /// Scores use `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, which is never negative,
 /// and the usual `tf · (k1 + 1) / (tf + k1 · (1 - b + b · len / avglen))`.
+///
+/// Terms are interned once (a term's postings are found by its number), and each
+/// posting list is a vector sorted by document id, so adding a document in id order
+/// appends to each of its terms' lists without allocating a key.
 #[derive(Debug, Clone)]
 pub struct Bm25 {
     k1: f64,
     b: f64,
-    doc_len: BTreeMap<DocId, usize>,
-    doc_terms: BTreeMap<DocId, Vec<String>>,
-    postings: HashMap<String, BTreeMap<DocId, u32>>,
+    /// Every term ever added, to its number (the index into `postings`).
+    vocabulary: HashMap<Box<str>, u32>,
+    /// Per term number: (document, term frequency), sorted by document.
+    postings: Vec<Vec<(DocId, u32)>>,
+    /// Per document: its length in terms and its distinct term numbers.
+    docs: HashMap<DocId, (usize, Box<[u32]>)>,
     total_len: usize,
 }
 
@@ -310,44 +327,64 @@ impl Bm25 {
         Bm25 {
             k1,
             b,
-            doc_len: BTreeMap::new(),
-            doc_terms: BTreeMap::new(),
-            postings: HashMap::new(),
+            vocabulary: HashMap::new(),
+            postings: Vec::new(),
+            docs: HashMap::new(),
             total_len: 0,
         }
+    }
+
+    /// The number of `term`, interning it if new.
+    fn intern(&mut self, term: &str) -> u32 {
+        if let Some(&n) = self.vocabulary.get(term) {
+            return n;
+        }
+        let n = u32::try_from(self.postings.len()).expect("fewer than 2^32 distinct terms");
+        self.vocabulary.insert(term.into(), n);
+        self.postings.push(Vec::new());
+        n
+    }
+
+    /// The posting list of `term`, if it was ever added.
+    fn posting(&self, term: &str) -> Option<&[(DocId, u32)]> {
+        self.vocabulary
+            .get(term)
+            .map(|&n| self.postings[n as usize].as_slice())
     }
 
     /// Adds a document made of `terms` (replacing any document with the same id).
     pub fn add(&mut self, id: DocId, terms: &[String]) {
         self.remove(id);
-        let mut tf: BTreeMap<&str, u32> = BTreeMap::new();
-        for t in terms {
-            *tf.entry(t.as_str()).or_default() += 1;
+        let mut numbers: Vec<u32> = terms.iter().map(|t| self.intern(t)).collect();
+        numbers.sort_unstable();
+        let mut distinct = Vec::with_capacity(numbers.len());
+        for run in numbers.chunk_by(|a, b| a == b) {
+            let (n, tf) = (run[0], run.len() as u32);
+            let posting = &mut self.postings[n as usize];
+            match posting.last() {
+                Some(&(last, _)) if last > id => {
+                    let at = posting.partition_point(|&(d, _)| d < id);
+                    posting.insert(at, (id, tf));
+                }
+                _ => posting.push((id, tf)),
+            }
+            distinct.push(n);
         }
-        for (t, n) in &tf {
-            self.postings
-                .entry((*t).to_string())
-                .or_default()
-                .insert(id, *n);
-        }
-        self.doc_len.insert(id, terms.len());
-        self.doc_terms
-            .insert(id, tf.keys().map(|t| (*t).to_string()).collect());
+        self.docs
+            .insert(id, (terms.len(), distinct.into_boxed_slice()));
         self.total_len += terms.len();
     }
 
     /// Removes a document; returns whether it was there.
     pub fn remove(&mut self, id: DocId) -> bool {
-        let Some(len) = self.doc_len.remove(&id) else {
+        let Some((len, numbers)) = self.docs.remove(&id) else {
             return false;
         };
         self.total_len -= len;
-        for t in self.doc_terms.remove(&id).unwrap_or_default() {
-            if let Some(p) = self.postings.get_mut(&t) {
-                p.remove(&id);
-                if p.is_empty() {
-                    self.postings.remove(&t);
-                }
+        for n in numbers.iter() {
+            let posting = &mut self.postings[*n as usize];
+            if let Ok(at) = posting.binary_search_by_key(&id, |&(d, _)| d) {
+                posting.remove(at);
             }
         }
         true
@@ -360,17 +397,17 @@ impl Bm25 {
 
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.doc_len.len()
+        self.docs.len()
     }
 
     /// Whether the index holds no document.
     pub fn is_empty(&self) -> bool {
-        self.doc_len.is_empty()
+        self.docs.is_empty()
     }
 
     /// Number of documents holding `term`.
     pub fn df(&self, term: &str) -> usize {
-        self.postings.get(term).map_or(0, BTreeMap::len)
+        self.posting(term).map_or(0, <[_]>::len)
     }
 
     /// The inverse document frequency of `term`.
@@ -398,22 +435,23 @@ impl Bm25 {
             return Vec::new();
         }
         let avg = (self.total_len as f64 / self.len() as f64).max(1.0);
-        let mut scores: BTreeMap<DocId, f64> = BTreeMap::new();
+        // Each document's score is summed in the query's term order, whatever the map.
+        let mut scores: HashMap<DocId, f64> = HashMap::new();
         let mut seen = HashSet::new();
         for term in query {
             if !seen.insert(term.as_str()) {
                 continue;
             }
-            let Some(posting) = self.postings.get(term) else {
+            let Some(posting) = self.posting(term) else {
                 continue;
             };
             let idf = self.idf(term);
-            for (&id, &tf) in posting {
+            for &(id, tf) in posting {
                 if !keep(id) {
                     continue;
                 }
                 let tf = f64::from(tf);
-                let len = self.doc_len[&id] as f64;
+                let len = self.docs[&id].0 as f64;
                 let norm = tf + self.k1 * (1.0 - self.b + self.b * len / avg);
                 *scores.entry(id).or_default() += idf * tf * (self.k1 + 1.0) / norm;
             }
