@@ -6,6 +6,7 @@
 //! [`crate::generate::generate`] builds one in memory.
 
 pub mod fidelity;
+pub mod persona;
 pub mod realised;
 mod schema;
 pub mod stats;

@@ -1,7 +1,7 @@
 //! Persona consistency: a fact value may presuppose something about the persona ("my
 //! kids' college fund" a child, "a studio above a bakery" no child and no partner,
 //! "early retirement at fifty-five" an age below fifty). The rules are the generator's
-//! own (`data/generator/v2/consistency.json`); this module reads what the profile's
+//! own (`data/persona-rules.json`, [`crate::dataset::persona`]); this module reads what the profile's
 //! free-text `attributes` say about children, a partner and the age, and reports a fact
 //! whose value needs what the attributes contradict. Where the attributes say nothing
 //! (or say both), nothing is reported: a finding needs evidence of a contradiction.
@@ -11,7 +11,7 @@
 
 use super::Problem;
 use crate::dataset::Instance;
-use crate::generate::v2::persona::{Known, Needs, rules};
+use crate::dataset::persona::{Known, Needs, rules};
 use std::collections::BTreeMap;
 use std::path::Path;
 
