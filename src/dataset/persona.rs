@@ -72,3 +72,70 @@ impl Needs {
         }
     }
 }
+
+/// Phrases of the dialogue that presuppose the speaker's household: said by the user
+/// (`my …`, `our …`) or by the assistant of the user (`your …`). General English, not
+/// any generator's wording; "my son-in-law", "my ex-wife", "my late husband" and "my
+/// stepson" presuppose none of it.
+const DIALOGUE_RULES: &[(&str, Needs)] = &[
+    ("kids", Needs::Children),
+    ("kid", Needs::Children),
+    ("children", Needs::Children),
+    ("child", Needs::Children),
+    ("son", Needs::Children),
+    ("sons", Needs::Children),
+    ("daughter", Needs::Children),
+    ("daughters", Needs::Children),
+    ("husband", Needs::Partner),
+    ("wife", Needs::Partner),
+    ("partner", Needs::Partner),
+    ("spouse", Needs::Partner),
+    ("boyfriend", Needs::Partner),
+    ("girlfriend", Needs::Partner),
+    ("fiance", Needs::Partner),
+    ("fiancee", Needs::Partner),
+];
+
+/// Who owns what the user says of themself: "my kids", "our son".
+pub(crate) const USER_OWNERS: &[&str] = &["my", "our"];
+/// Who owns what the assistant says of the user: "your husband".
+pub(crate) const ASSISTANT_OWNERS: &[&str] = &["your"];
+
+/// The first phrase of `text` (an owner word of `owners` and a word of
+/// [`DIALOGUE_RULES`]: "my partner") whose presupposition a persona known as `known`
+/// contradicts, normalised, with what it presupposes.
+pub(crate) fn contradicted(text: &str, owners: &[&str], known: &Known) -> Option<(String, Needs)> {
+    if known.children.is_none() && known.partner.is_none() {
+        return None;
+    }
+    let lower = normalise(text).replace(['\u{e9}'], "e");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, pair) in words.windows(2).enumerate() {
+        if !owners.contains(&pair[0]) {
+            continue;
+        }
+        let Some(&(_, needs)) = DIALOGUE_RULES.iter().find(|(w, _)| *w == pair[1]) else {
+            continue;
+        };
+        // "my son-in-law", "your daughter-in-law".
+        if words.get(i + 2) == Some(&"in") && words.get(i + 3) == Some(&"law") {
+            continue;
+        }
+        if needs.met_by(known) == Some(false) {
+            return Some((format!("{} {}", pair[0], pair[1]), needs));
+        }
+    }
+    None
+}
+
+/// Lower case, typographic apostrophes made plain, runs of white space made one space.
+pub(crate) fn normalise(text: &str) -> String {
+    text.to_lowercase()
+        .replace(['\u{2019}', '\u{2018}'], "'")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -11,7 +11,9 @@
 
 use super::Problem;
 use crate::dataset::Instance;
-use crate::dataset::persona::{Known, Needs, rules};
+use crate::dataset::persona::{
+    ASSISTANT_OWNERS, Known, Needs, USER_OWNERS, contradicted, normalise, rules,
+};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -55,29 +57,6 @@ pub fn check(file: &Path, instance: &Instance) -> Vec<Problem> {
     found
 }
 
-/// Phrases of the dialogue that presuppose the speaker's household: said by the user
-/// (`my …`, `our …`) or by the assistant of the user (`your …`). General English, not
-/// any generator's wording; "my son-in-law", "my ex-wife", "my late husband" and "my
-/// stepson" presuppose none of it.
-const DIALOGUE_RULES: &[(&str, Needs)] = &[
-    ("kids", Needs::Children),
-    ("kid", Needs::Children),
-    ("children", Needs::Children),
-    ("child", Needs::Children),
-    ("son", Needs::Children),
-    ("sons", Needs::Children),
-    ("daughter", Needs::Children),
-    ("daughters", Needs::Children),
-    ("husband", Needs::Partner),
-    ("wife", Needs::Partner),
-    ("partner", Needs::Partner),
-    ("spouse", Needs::Partner),
-    ("boyfriend", Needs::Partner),
-    ("girlfriend", Needs::Partner),
-    ("fiance", Needs::Partner),
-    ("fiancee", Needs::Partner),
-];
-
 /// One dialogue turn that presupposes what the profile contradicts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DialogueFinding {
@@ -91,7 +70,7 @@ pub struct DialogueFinding {
 }
 
 /// Every dialogue text of `instance` (both versions: the session turns and the
-/// control fillers) holding a phrase of [`DIALOGUE_RULES`] whose presupposition the
+/// control fillers) holding a phrase (see [`contradicted`]) whose presupposition the
 /// profile's attributes contradict, in document order.
 pub fn dialogue_findings(instance: &Instance) -> Vec<DialogueFinding> {
     let evidence = Evidence::read(&instance.profile.attributes);
@@ -100,42 +79,25 @@ pub fn dialogue_findings(instance: &Instance) -> Vec<DialogueFinding> {
     }
     let mut found = Vec::new();
     let mut look = |path: String, text: &str, owners: &[&str]| {
-        let lower = normalise(text).replace(['\u{e9}'], "e");
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
-        for (i, pair) in words.windows(2).enumerate() {
-            if !owners.contains(&pair[0]) {
-                continue;
-            }
-            let Some(&(_, needs)) = DIALOGUE_RULES.iter().find(|(w, _)| *w == pair[1]) else {
-                continue;
-            };
-            // "my son-in-law", "your daughter-in-law".
-            if words.get(i + 2) == Some(&"in") && words.get(i + 3) == Some(&"law") {
-                continue;
-            }
-            if needs.met_by(&evidence.known) == Some(false) {
-                found.push(DialogueFinding {
-                    json_path: path.clone(),
-                    phrase: format!("{} {}", pair[0], pair[1]),
-                    needs,
-                });
-                // One finding per text is enough to point at it.
-                break;
-            }
+        if let Some((phrase, needs)) = contradicted(text, owners, &evidence.known) {
+            found.push(DialogueFinding {
+                json_path: path,
+                phrase,
+                needs,
+            });
         }
     };
-    const USER: &[&str] = &["my", "our"];
-    const ASSISTANT: &[&str] = &["your"];
     for (s, session) in instance.sessions.iter().enumerate() {
         for (t, turn) in session.turns.iter().enumerate() {
-            look(format!(".sessions[{s}].turns[{t}].user"), &turn.user, USER);
+            look(
+                format!(".sessions[{s}].turns[{t}].user"),
+                &turn.user,
+                USER_OWNERS,
+            );
             look(
                 format!(".sessions[{s}].turns[{t}].assistant"),
                 &turn.assistant,
-                ASSISTANT,
+                ASSISTANT_OWNERS,
             );
         }
     }
@@ -143,12 +105,12 @@ pub fn dialogue_findings(instance: &Instance) -> Vec<DialogueFinding> {
         look(
             format!(".requests[{r}].filler.user"),
             &request.filler.user,
-            USER,
+            USER_OWNERS,
         );
         look(
             format!(".requests[{r}].filler.assistant"),
             &request.filler.assistant,
-            ASSISTANT,
+            ASSISTANT_OWNERS,
         );
     }
     found
@@ -209,15 +171,6 @@ fn attribute_path(key: &str) -> String {
     } else {
         format!(".profile.attributes[{key:?}]")
     }
-}
-
-/// Lower case, typographic apostrophes made plain, runs of white space made one space.
-fn normalise(text: &str) -> String {
-    text.to_lowercase()
-        .replace(['\u{2019}', '\u{2018}'], "'")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// What the attributes say, and which attribute said each part.
