@@ -1,8 +1,8 @@
 //! Benchmark: how close a run against a slow system comes to its critical path.
 //!
 //! The system is `naive-rag` in process, wrapped so that every call first sleeps a fixed
-//! latency (a `tokio` sleep, so waiting costs no CPU: it stands for a remote system's
-//! round trip, not for local work). The wrapper counts the calls of each namespace and
+//! latency (waiting costs no CPU: it stands for a remote system's round trip, not for
+//! local work). The wrapper counts the calls of each namespace and
 //! times each wait (a thread's sleep: a `tokio` sleep would round the latency up to the
 //! timer's next millisecond tick). Two critical-path bounds: the nominal one, from the latency
 //! asked: the larger of the longest namespace's calls times the latency (the calls of
@@ -12,7 +12,9 @@
 //! same waits with no work between them, which is what the run would take if reading,
 //! answering and judging cost nothing (on a 2-core machine waking a hundred sleeping
 //! calls costs time of its own). The run is the whole of Bemula-Lite with the extractive
-//! answerer and the rule judge, at the default `--jobs`.
+//! answerer and the rule judge, at the default `--jobs`, reading on the reading pool as
+//! `bemula run` does against a remote system (`BEMULA_BENCH_READING_POOL=0`: on the
+//! runtime's threads).
 //!
 //! Run: `cargo bench --bench latency` (optionally `-- MS…` for the latencies).
 
@@ -149,11 +151,21 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let config = RunConfig::default();
+    // As `bemula run` reads against a remote system, which the latency stands for;
+    // `BEMULA_BENCH_READING_POOL=0` reads on the runtime's threads instead.
+    let config = RunConfig {
+        reading_pool: std::env::var("BEMULA_BENCH_READING_POOL").map_or(true, |v| v != "0"),
+        ..RunConfig::default()
+    };
     println!(
-        "Bemula-Lite ({} instances), naive-rag behind a fixed latency, --jobs {}:\n",
+        "Bemula-Lite ({} instances), naive-rag behind a fixed latency, --jobs {}, reading {}:\n",
         instances.len(),
-        config.jobs
+        config.jobs,
+        if config.reading_pool {
+            "on the reading pool"
+        } else {
+            "on the runtime"
+        }
     );
     println!(
         "| latency | calls | longest pass | nominal bound | mean wait in the run | empty run | wall | wall / nominal | wall / empty run |"

@@ -338,6 +338,10 @@ impl Answerer for Oracle {
     fn name(&self) -> String {
         "oracle".to_string()
     }
+
+    fn runs_offline(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

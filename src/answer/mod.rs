@@ -62,6 +62,13 @@ pub trait Answerer: Send + Sync {
     }
     /// Name recorded in the run's configuration.
     fn name(&self) -> String;
+    /// Whether the answerer does all its work on this machine's CPU, with nothing to
+    /// wait for (no model endpoint): the runner then answers on its reading pool (see
+    /// `run::reading`) rather than on the runtime's threads. The default is `false`,
+    /// which is always safe.
+    fn runs_offline(&self) -> bool {
+        false
+    }
 }
 
 /// The answer an answerer gives when nothing relevant is in memory.
@@ -207,6 +214,10 @@ impl Answerer for Extractive {
 
     fn name(&self) -> String {
         "extractive".to_string()
+    }
+
+    fn runs_offline(&self) -> bool {
+        true
     }
 }
 

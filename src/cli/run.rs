@@ -292,6 +292,7 @@ async fn run_async(args: Args) -> CliResult {
     let config = RunConfig {
         jobs: args.jobs.unwrap_or(RunConfig::default().jobs).max(1),
         max_restarts: args.max_restarts,
+        ..RunConfig::default()
     };
     let mut factories = Vec::with_capacity(specs.len());
     for (spec, dir) in specs.iter().zip(&dirs) {
@@ -301,7 +302,7 @@ async fn run_async(args: Args) -> CliResult {
         }
         let jobs = jobs_for(
             args.jobs,
-            selected.in_process && offline_reading(&args),
+            selected.in_process && judge.runs_offline() && answerer.runs_offline(),
             selected.remote.as_ref().and_then(|r| r.max_concurrency()),
             crate::run::in_process_jobs(),
         );
@@ -408,6 +409,8 @@ async fn run_async(args: Args) -> CliResult {
         let progress = Arc::new(Bar::new(&info.name, questions, instances.len()));
         let config = RunConfig {
             jobs,
+            // A remote system's calls wait; a built-in system works on the CPU.
+            reading_pool: !selected.in_process,
             ..config.clone()
         };
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config)
@@ -740,12 +743,6 @@ fn jobs_for(
         Some(limit) => jobs.min(limit.div_ceil(2).max(1)),
         None => jobs,
     }
-}
-
-/// Whether the answerer and the judge of a run work offline (the oracle or the
-/// extractive reader, the rule judge), so that nothing in it waits on a model.
-fn offline_reading(args: &Args) -> bool {
-    matches!(args.answerer.as_str(), "oracle" | "extractive") && args.judge == "rule"
 }
 
 /// The LLM judge's counters of one system's run, with the models' agreement rate.

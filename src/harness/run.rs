@@ -201,6 +201,9 @@ impl Harness {
             self.judge.clone(),
             RunConfig {
                 jobs: 1,
+                // An adapter's calls wait on another process; an in-process system may
+                // be CPU work, which reading beside it on the runtime suits.
+                reading_pool: remote.is_some(),
                 ..RunConfig::default()
             },
         );

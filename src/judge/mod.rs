@@ -73,4 +73,10 @@ pub trait Judge: Send + Sync {
     async fn judge(&self, item: &JudgeItem<'_>, answer: &str) -> Verdict;
     /// Name recorded with every verdict and in the run's configuration.
     fn name(&self) -> String;
+    /// Whether the judge does all its work on this machine's CPU, with nothing to wait
+    /// for (no model endpoint): the runner then judges on its reading pool (see
+    /// `run::reading`). The default is `false`, which is always safe.
+    fn runs_offline(&self) -> bool {
+        false
+    }
 }

@@ -28,6 +28,11 @@
 //! the next query does not wait for them, while the replies waiting in the pass hold
 //! less than [`MAX_WAITING_REPLY_BYTES`]. Records keep the protocol's order.
 //! Instances start longest first, so the longest pipelines are not left for last.
+//! Against a system whose calls wait (a remote adapter: [`RunConfig::reading_pool`]),
+//! an answerer and a judge that work offline run on a pool of threads of their own at
+//! a lower priority, so a pass's next call never waits behind them for a core.
+
+mod reading;
 
 use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
@@ -85,6 +90,12 @@ pub struct RunConfig {
     /// Restarts of a pass (reset, ingest again) after a failure that may have changed
     /// the system's memory, before its remaining questions are recorded as errors.
     pub max_restarts: u32,
+    /// Whether an answerer and a judge that work offline read on the reading pool
+    /// (threads of their own, at a lower priority) rather than on the runtime's
+    /// threads: for a system whose calls wait (a remote adapter), so that a pass's next
+    /// call never waits behind reading for a core. Off for a system that works on this
+    /// machine's CPU, where reading beside the system's work on the runtime is faster.
+    pub reading_pool: bool,
 }
 
 impl Default for RunConfig {
@@ -92,6 +103,7 @@ impl Default for RunConfig {
         RunConfig {
             jobs: DEFAULT_JOBS,
             max_restarts: retry::DEFAULT_MAX_RESTARTS,
+            reading_pool: false,
         }
     }
 }
@@ -723,7 +735,12 @@ impl Runner {
             self.progress.clone(),
         );
         let (instance, question) = (instance.clone(), question.clone());
-        tokio::spawn(async move {
+        // Offline reading runs on the reading pool, so the passes' calls never queue
+        // behind it; a reader or judge that waits on a model stays on the runtime.
+        let offline = self.config.reading_pool
+            && self.judge.runs_offline()
+            && (matches!(reply, Reply::Answer(_)) || self.answerer.runs_offline());
+        let work = async move {
             // Held until the record is made: then the reply no longer waits.
             let _permit = permit;
             let mut answer = match reply {
@@ -763,7 +780,12 @@ impl Runner {
             record.answer = Some(cap_answer(answer));
             progress.question_done();
             record
-        })
+        };
+        if offline {
+            reading::spawn(work)
+        } else {
+            tokio::spawn(work)
+        }
     }
 
     fn base_record(&self, instance: &Instance, version: Version, question: &Question) -> Record {

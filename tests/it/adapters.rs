@@ -39,10 +39,12 @@ fn run(factory: SharedFactory, instances: &[Instance]) -> Vec<Record> {
     runner_runtime().block_on(runner.run_all(instances))
 }
 
-/// The runner of these tests: extractive answerer, rule judge, one retry.
+/// The runner of these tests: extractive answerer, rule judge, one retry, reading on
+/// the reading pool as `bemula run` does against an adapter.
 fn runner(factory: SharedFactory, jobs: usize) -> Runner {
     let config = RunConfig {
         jobs,
+        reading_pool: true,
         ..RunConfig::default()
     };
     Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config)
@@ -246,6 +248,7 @@ fn no_turn_is_observed_twice_between_resets_under_any_fault() {
     let config = RunConfig {
         jobs: 2,
         max_restarts: 5,
+        reading_pool: true,
     };
     let runner = Runner::new(factory, Arc::new(Extractive), Arc::new(RuleJudge), config);
     let records = rt.block_on(runner.run_all(&instances));

@@ -736,3 +736,170 @@ fn a_pass_holds_a_bounded_amount_of_replies_waiting_to_be_answered() {
         assert_eq!(most, 4, "{ns}");
     }
 }
+
+/// The rule judge, recording the threads it judged on; it says it works offline when
+/// `offline` is set, as the rule judge does.
+struct ThreadJudge {
+    offline: bool,
+    panic_on: Option<String>,
+    threads: Mutex<BTreeSet<String>>,
+}
+
+impl ThreadJudge {
+    fn new(offline: bool, panic_on: Option<String>) -> ThreadJudge {
+        ThreadJudge {
+            offline,
+            panic_on,
+            threads: Mutex::default(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl bemula::judge::Judge for ThreadJudge {
+    async fn judge(
+        &self,
+        item: &bemula::judge::JudgeItem<'_>,
+        answer: &str,
+    ) -> bemula::judge::Verdict {
+        let thread = std::thread::current()
+            .name()
+            .unwrap_or("unnamed")
+            .to_string();
+        self.threads.lock().unwrap().insert(thread);
+        if self.panic_on.as_deref() == Some(item.question) {
+            panic!("the judge failed on this question");
+        }
+        RuleJudge.judge(item, answer).await
+    }
+    fn name(&self) -> String {
+        "rule".into()
+    }
+    fn runs_offline(&self) -> bool {
+        self.offline
+    }
+}
+
+fn pool_runner(
+    factory: SharedFactory,
+    answerer: Arc<dyn bemula::answer::Answerer>,
+    judge: Arc<dyn bemula::judge::Judge>,
+    reading_pool: bool,
+) -> Runner {
+    Runner::new(
+        factory,
+        answerer,
+        judge,
+        RunConfig {
+            jobs: 2,
+            reading_pool,
+            ..RunConfig::default()
+        },
+    )
+}
+
+#[test]
+fn reading_on_the_pool_gives_the_same_records_as_reading_on_the_runtime() {
+    let instances = small();
+    let readers: [Arc<dyn bemula::answer::Answerer>; 2] = [
+        Arc::new(Extractive),
+        Arc::new(bemula::oracle::Oracle::new()),
+    ];
+    for name in builtin::NAMES {
+        for answerer in &readers {
+            let on_runtime = run_blocking(
+                &pool_runner(
+                    builtin::factory(name).unwrap(),
+                    answerer.clone(),
+                    Arc::new(RuleJudge),
+                    false,
+                ),
+                &instances,
+            );
+            let on_pool = run_blocking(
+                &pool_runner(
+                    builtin::factory(name).unwrap(),
+                    answerer.clone(),
+                    Arc::new(RuleJudge),
+                    true,
+                ),
+                &instances,
+            );
+            assert!(!on_pool.is_empty());
+            assert_eq!(
+                serde_json::to_value(&on_pool).unwrap(),
+                serde_json::to_value(&on_runtime).unwrap(),
+                "{name} with the {} reader",
+                answerer.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn only_offline_reading_goes_to_the_pool_and_only_when_asked() {
+    let instances = &small()[..1];
+    let threads = |offline: bool, reading_pool: bool| {
+        let judge = Arc::new(ThreadJudge::new(offline, None));
+        let records = run_blocking(
+            &pool_runner(
+                builtin::factory("naive-rag").unwrap(),
+                Arc::new(Extractive),
+                judge.clone(),
+                reading_pool,
+            ),
+            instances,
+        );
+        assert!(records.iter().all(|r| r.error.is_none()));
+        let threads = judge.threads.lock().unwrap().clone();
+        assert!(!threads.is_empty());
+        threads
+    };
+    let on_pool =
+        |threads: &BTreeSet<String>| threads.iter().all(|t| t.starts_with("bemula-reader-"));
+    let off_pool =
+        |threads: &BTreeSet<String>| threads.iter().all(|t| !t.starts_with("bemula-reader-"));
+    let offline_pooled = threads(true, true);
+    assert!(on_pool(&offline_pooled), "{offline_pooled:?}");
+    let offline_unpooled = threads(true, false);
+    assert!(off_pool(&offline_unpooled), "{offline_unpooled:?}");
+    // A judge that may wait on a model stays on the runtime even with the pool on.
+    let online = threads(false, true);
+    assert!(off_pool(&online), "{online:?}");
+}
+
+#[test]
+fn a_judge_panicking_on_the_pool_costs_its_question_not_the_run() {
+    let instances = small();
+    let doomed = instances[0]
+        .questions
+        .iter()
+        .find(|q| q.asked_on(Version::Forget))
+        .unwrap()
+        .text
+        .clone();
+    let judge = Arc::new(ThreadJudge::new(true, Some(doomed.clone())));
+    let records = run_blocking(
+        &pool_runner(
+            builtin::factory("naive-rag").unwrap(),
+            Arc::new(Extractive),
+            judge,
+            true,
+        ),
+        &instances,
+    );
+    let failed: Vec<&Record> = records.iter().filter(|r| r.error.is_some()).collect();
+    assert!(!failed.is_empty());
+    for r in &failed {
+        assert_eq!(r.question, doomed);
+        let error = r.error.as_deref().unwrap();
+        assert!(
+            error.contains("the judge failed on this question"),
+            "the panic's message is kept: {error}"
+        );
+    }
+    assert!(
+        records.iter().filter(|r| r.error.is_none()).count() > failed.len() * 10,
+        "the other questions were judged"
+    );
+}

@@ -165,6 +165,10 @@ impl Judge for RuleJudge {
     fn name(&self) -> String {
         "rule".to_string()
     }
+
+    fn runs_offline(&self) -> bool {
+        true
+    }
 }
 
 /// The leak value `answer` reveals for a `[FORGOTTEN]` or `[NO_LEAK]` item, whole or
