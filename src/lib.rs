@@ -93,8 +93,11 @@ pub mod oracle;
 pub mod record;
 pub mod redact;
 pub mod report;
-pub mod retry;
 pub mod run;
 pub mod system;
 pub mod terminal;
 pub mod text;
+
+/// Retries and restarts of failed system calls; the module lives with the systems
+/// ([`system::retry`]) and keeps this path.
+pub use system::retry;

@@ -27,8 +27,8 @@
 use crate::answer::pass::{FastMap, MemoryIds};
 use crate::answer::{AnswerError, Answerer, ReadingCache};
 use crate::dataset::{Attack, Instance, Question, Suite, Version};
-use crate::judge::rule::normalize::{Text, readings_before_singulars, singular_of, with_singulars};
 use crate::system::Memory;
+use crate::text::normalize::{Text, readings_before_singulars, singular_of, with_singulars};
 use async_trait::async_trait;
 
 /// What the oracle answers when no retrieved memory holds a value it looks for.

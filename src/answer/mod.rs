@@ -4,14 +4,12 @@
 //! The built-in [`Extractive`] answerer runs offline: it answers with the retrieved
 //! text that best matches the question, or says it has no such information.
 
-mod lexicon;
 pub(crate) mod pass;
-mod question;
-mod values;
 
+pub use crate::text::question::question_proper;
+use crate::text::question::*;
+use crate::text::{lexicon, values};
 pub use pass::ReadingCache;
-pub use question::question_proper;
-use question::*;
 
 use crate::system::Memory;
 use crate::text;

@@ -463,10 +463,7 @@ pub fn run(args: Args) -> CliResult {
     let items = load_labels(&args.labels)?;
     let chosen = choose_judge(&args)?;
     let source = args.labels.display().to_string();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = crate::run::runtime()?;
     let calibration = runtime.block_on(async {
         match chosen {
             Chosen::Plain(judge) => Ok::<_, String>(calibrate(judge, &items, &source).await),

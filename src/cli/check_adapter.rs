@@ -37,9 +37,7 @@ pub fn run(args: Args) -> CliResult {
         timeout: Duration::from_secs_f64(args.timeout),
         ..RemoteOptions::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = crate::run::runtime()?;
     let code = runtime.block_on(async {
         let factory = match remote::connect(&args.system, &options).await {
             Ok(factory) => factory,

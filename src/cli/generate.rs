@@ -300,10 +300,7 @@ fn realise(
         "realising {} instances with {endpoint}",
         dataset.instances.len()
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = crate::run::runtime()?;
     let (dataset, counts) = runtime
         .block_on(llm_realise::realise_limited(
             dataset, &client, true, per_kind,

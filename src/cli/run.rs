@@ -73,11 +73,11 @@ pub struct Args {
     pub bootstrap_seed: u64,
     /// Re-sends of an adapter call the system certainly did not act on (connection
     /// refused, HTTP 429, `-32003 busy`). No other failure is ever re-sent.
-    #[arg(long, default_value_t = crate::retry::DEFAULT_RETRIES, value_name = "N")]
+    #[arg(long, default_value_t = crate::system::retry::DEFAULT_RETRIES, value_name = "N")]
     pub system_retries: u32,
     /// Restarts of a pass (reset, ingest again) after a failure that may have changed
     /// the system's memory (timeout, crash, garbled reply, failed write).
-    #[arg(long, default_value_t = crate::retry::DEFAULT_MAX_RESTARTS, value_name = "N")]
+    #[arg(long, default_value_t = crate::system::retry::DEFAULT_MAX_RESTARTS, value_name = "N")]
     pub max_restarts: u32,
     /// Adapter settings: timeout, message size, circuit breaker.
     #[command(flatten)]
@@ -200,10 +200,7 @@ pub(crate) fn llm_context(#[allow(unused)] args: &Args) -> LlmContext {
 
 /// Runs `bemula run`.
 pub fn run(args: Args) -> CliResult {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = crate::run::runtime()?;
     runtime.block_on(run_async(args))
 }
 

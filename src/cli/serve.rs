@@ -44,9 +44,7 @@ pub fn resolve_system(name: &str) -> Result<SharedFactory, String> {
 /// Runs `bemula serve`.
 pub fn run(args: Args) -> CliResult {
     let factory = resolve_system(&args.system)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = crate::run::runtime()?;
     let result: std::io::Result<()> = runtime.block_on(async {
         match args.http {
             Some(addr) => {

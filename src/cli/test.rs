@@ -63,11 +63,10 @@ pub fn run(args: Args) -> CliResult {
     let llm = super::select::LlmContext::new(args.llm.clone());
     #[cfg(not(feature = "llm"))]
     let llm = super::select::LlmContext::new();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let options = args.adapter.options(crate::retry::DEFAULT_RETRIES)?;
+    let runtime = crate::run::runtime()?;
+    let options = args
+        .adapter
+        .options(crate::system::retry::DEFAULT_RETRIES)?;
     let instrument = crate::system::builtin::instrument::is_instrument(&args.system);
     let (system, judge, answerer) = runtime.block_on(async {
         // An instrument is made from the dataset once the harness has loaded it.

@@ -122,10 +122,7 @@ pub fn positive_control(
             ..RunConfig::default()
         },
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = crate::run::runtime()?;
     let records = runtime.block_on(runner.run_all(&dataset.instances));
     Ok(request_outcomes(&records))
 }

@@ -260,11 +260,11 @@ impl Dataset {
             path: dir.to_path_buf(),
             source,
         })?;
+        // Every id is checked before anything is written.
         for instance in &self.instances {
-            let path = dir.join(file_name(&instance.id));
             if !is_valid_instance_id(&instance.id) {
                 return Err(DataError::Io {
-                    path,
+                    path: dir.join(file_name(&instance.id)),
                     source: std::io::Error::new(
                         std::io::ErrorKind::InvalidInput,
                         format!(
@@ -274,10 +274,41 @@ impl Dataset {
                     ),
                 });
             }
-            crate::files::write_replacing(&path, &encode_instance(instance))
-                .map_err(|source| DataError::Io { path, source })?;
         }
-        Ok(())
+        let write = |instance: &Instance| {
+            let path = dir.join(file_name(&instance.id));
+            crate::files::write_replacing(&path, &encode_instance(instance))
+                .map_err(|source| DataError::Io { path, source })
+        };
+        // Encoding is most of the work: the files are shared out among the cores, and
+        // the first failure in instance order is the one reported.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(self.instances.len());
+        if threads <= 1 {
+            return self.instances.iter().try_for_each(write);
+        }
+        let results: Vec<Result<(), DataError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let write = &write;
+                    let instances = &self.instances;
+                    scope.spawn(move || {
+                        (t..instances.len())
+                            .step_by(threads)
+                            .map(|i| (i, write(&instances[i])))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let mut results: Vec<(usize, Result<(), DataError>)> = workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect();
+            results.sort_by_key(|(i, _)| *i);
+            results.into_iter().map(|(_, r)| r).collect()
+        });
+        results.into_iter().collect()
     }
 
     /// Keeps only the Bemula-Lite instances (short and medium tiers).

@@ -19,9 +19,9 @@
 //! Confirmations, fillers and relearning dialogues are kept as templated.
 
 use crate::dataset::{Dataset, Instance};
-use crate::judge::rule::normalize::Text;
 use crate::llm::prompt::neutralise;
 use crate::llm::{LlmClient, LlmError, Message, Role};
+use crate::text::normalize::Text;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::io::Write;

@@ -125,10 +125,7 @@ impl Harness {
         }
         let runtime = match self.runtime {
             Some(runtime) => runtime,
-            None => tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("cannot start the async runtime: {e}"))?,
+            None => crate::run::runtime()?,
         };
         let (factory, remote): (SharedFactory, Option<Arc<RemoteFactory>>) = match &self.factory {
             FactorySource::Ready(factory) => (factory.clone(), None),
@@ -224,7 +221,7 @@ impl Harness {
                 },
                 instances: selected_names.iter().cloned().collect(),
                 shard: None,
-                system_retries: crate::retry::DEFAULT_RETRIES,
+                system_retries: crate::system::retry::DEFAULT_RETRIES,
                 bootstrap: (settings.bootstrap.resamples, settings.bootstrap.seed),
             };
             let path = settings.report_dir.join(journal::JOURNAL);

@@ -21,7 +21,7 @@
 //! and the relearning dialogues already ingested are replayed, so the system's memory
 //! is the same as if nothing had failed. Each restart is recorded on the pass's records
 //! ([`Record::restarts`]). A failed query is recorded as an error on its question (it
-//! does not write). The rules live in [`crate::retry`].
+//! does not write). The rules live in [`crate::system::retry`].
 //!
 //! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
 //! and judge of a question run as a task of their own as soon as the reply exists, so
@@ -38,7 +38,7 @@ use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::{Judge, JudgeItem};
 use crate::record::Record;
-use crate::retry::{self, CallKind, Recovery};
+use crate::system::retry::{self, CallKind, Recovery};
 use crate::system::{
     AsyncMemorySystem, Namespace, Reply, SessionInfo, SharedFactory, SystemError, SystemResult,
     TurnInput,
@@ -50,6 +50,15 @@ use std::sync::Arc;
 /// system's pipeline full whatever the number of cores (a system that takes longer per
 /// call needs more calls in flight, not more cores).
 pub const DEFAULT_JOBS: usize = 64;
+
+/// The async runtime every command and the harness run on (one worker thread per
+/// core, timers and I/O enabled), or an error saying it could not start.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
 
 /// Instances evaluated at once by default when every part of a run works in this
 /// process, bounded by the CPU (a built-in system read by an offline reader and judged

@@ -8,6 +8,7 @@
 
 pub mod builtin;
 pub mod remote;
+pub mod retry;
 pub mod spec;
 
 use async_trait::async_trait;

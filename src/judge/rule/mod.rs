@@ -63,10 +63,10 @@
 //! no leak values outside the Boolean frame, the long answers above) are left
 //! **unscored**, with the reason, never passed.
 
-pub(crate) mod fold;
+use crate::text::fold;
 mod forgotten;
 mod leak;
-pub(crate) mod normalize;
+use crate::text::normalize;
 mod parts;
 mod phrases;
 mod residue;

@@ -18,9 +18,9 @@
 //! A value of one word has no parts: the word is the value. Words of the question do
 //! not count, since an answer that repeats the question reveals nothing.
 
-use super::fold::fold;
-use super::normalize::Text;
 use crate::text::MONTHS;
+use crate::text::fold::fold;
+use crate::text::normalize::Text;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 

@@ -2,10 +2,10 @@
 //! unavailable, how it refuses, how it affirms or denies a yes/no guess.
 //!
 //! Phrases are written here in plain English and normalised with the same
-//! [`normalize`](super::normalize) as the answers, so `don't`, `do not` and `dont` are
+//! [`normalize`](crate::text::normalize) as the answers, so `don't`, `do not` and `dont` are
 //! one phrase.
 
-use super::normalize::{Text, contains_run, normalize};
+use crate::text::normalize::{Text, contains_run, normalize};
 use std::sync::LazyLock;
 
 /// A phrase as written and as normalised tokens.

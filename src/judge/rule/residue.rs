@@ -22,10 +22,10 @@
 //!
 //! What remains is named, so a reader sees why the answer was left unscored.
 
-use super::fold::fold;
-use super::normalize::{Text, contains_run, normalize};
 use super::parts;
 use super::phrases;
+use crate::text::fold::fold;
+use crate::text::normalize::{Text, contains_run, normalize};
 use std::sync::LazyLock;
 
 /// Generic words an answer about memory and deletion uses that are not all in the

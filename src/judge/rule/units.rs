@@ -187,7 +187,7 @@ pub(crate) fn numbers(tokens: &[String]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::rule::normalize::normalize;
+    use crate::text::normalize::normalize;
 
     fn q(text: &str) -> Vec<Quantity> {
         quantities(&normalize(text))

@@ -15,7 +15,7 @@
 //! its generator or any question metadata. Each keeps its namespaces apart, and
 //! `reset` clears only the namespace it names.
 
-pub mod dates;
+pub use crate::text::dates;
 pub mod instrument;
 pub mod lexicon;
 pub mod null;
@@ -35,45 +35,64 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// One built-in system, as its file declares it: its name, how one is made, and the
+/// settings its reports record.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    /// The name a spec gives it (`--system NAME`).
+    pub name: &'static str,
+    /// A fresh system, empty in every namespace.
+    pub make: fn() -> Box<dyn AsyncMemorySystem>,
+    /// What its reports record of it (`SystemInfo::settings`).
+    pub settings: fn() -> Value,
+}
+
+/// Every built-in system, in the order reports list them. Adding one is its file, which
+/// declares its [`Entry`], and its line here (beside the file's `mod` line above).
+const REGISTRY: &[Entry] = &[
+    null::ENTRY,
+    transcript::ENTRY,
+    rag::NAIVE_RAG,
+    rag::WIPE,
+    scoped::ENTRY,
+];
+
 /// Names of the built-in systems, in the order reports list them.
-pub const NAMES: [&str; 5] = ["null", "transcript", "naive-rag", "wipe", "scoped-forget"];
+pub const NAMES: [&str; REGISTRY.len()] = {
+    let mut names = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < REGISTRY.len() {
+        names[i] = REGISTRY[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// How many memories the retrieving systems return per query (the paper's Naive RAG
 /// budget).
 pub const TOP_K: usize = 5;
 
+/// The BM25 settings the retrieving systems record.
+pub(crate) fn bm25_settings(mut settings: Value) -> Value {
+    if let Value::Object(map) = &mut settings {
+        map.insert("retrieval".into(), json!("bm25"));
+        map.insert("top_k".into(), json!(TOP_K));
+        map.insert("k1".into(), json!(1.2));
+        map.insert("b".into(), json!(0.75));
+    }
+    settings
+}
+
 /// The factory of a built-in system by name; `None` for an unknown name.
 pub fn factory(name: &str) -> Option<SharedFactory> {
-    let (make, settings): (fn() -> Box<dyn AsyncMemorySystem>, Value) = match name {
-        "null" => (
-            || Box::new(Null),
-            json!({"deletion": "none", "stores": "nothing"}),
-        ),
-        "transcript" => (
-            || Box::new(Transcript::default()),
-            json!({"deletion": "none", "stores": "turns", "retrieval": "all turns"}),
-        ),
-        "naive-rag" => (
-            || Box::new(NaiveRag::default()),
-            json!({"deletion": "none", "stores": "turns", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
-        ),
-        "wipe" => (
-            || Box::new(Wipe::default()),
-            json!({"deletion": "everything on any forget request", "recogniser": "rules", "stores": "turns", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
-        ),
-        "scoped-forget" => (
-            || Box::new(ScopedForget::default()),
-            json!({"deletion": "scoped", "granularity": "sentence", "recogniser": "rules", "inference": "suppression", "stores": "user sentences", "retrieval": "bm25", "top_k": TOP_K, "k1": 1.2, "b": 0.75}),
-        ),
-        _ => return None,
-    };
-    let settings = match settings {
+    let entry = REGISTRY.iter().find(|e| e.name == name)?;
+    let settings = match (entry.settings)() {
         Value::Object(map) => map,
         _ => Map::new(),
     };
     Some(Arc::new(Builtin {
-        name: name.to_string(),
-        make,
+        name: entry.name.to_string(),
+        make: entry.make,
         settings,
     }))
 }

@@ -7,6 +7,13 @@ use crate::system::{MemorySystem, Namespace, Reply, SystemResult, TurnInput};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Null;
 
+/// `null` among the built-in systems.
+pub const ENTRY: super::Entry = super::Entry {
+    name: "null",
+    make: || Box::new(Null),
+    settings: || serde_json::json!({"deletion": "none", "stores": "nothing"}),
+};
+
 impl MemorySystem for Null {
     fn reset(&mut self, _ns: &Namespace) -> SystemResult<()> {
         Ok(())

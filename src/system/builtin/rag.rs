@@ -63,6 +63,26 @@ impl TurnStore {
     }
 }
 
+/// `naive-rag` among the built-in systems.
+pub const NAIVE_RAG: super::Entry = super::Entry {
+    name: "naive-rag",
+    make: || Box::<NaiveRag>::default(),
+    settings: || super::bm25_settings(serde_json::json!({"deletion": "none", "stores": "turns"})),
+};
+
+/// `wipe` among the built-in systems.
+pub const WIPE: super::Entry = super::Entry {
+    name: "wipe",
+    make: || Box::<Wipe>::default(),
+    settings: || {
+        super::bm25_settings(serde_json::json!({
+            "deletion": "everything on any forget request",
+            "recogniser": "rules",
+            "stores": "turns",
+        }))
+    },
+};
+
 /// BM25 (k1 1.2, b 0.75) over stored exchanges, top 5; no deletion path.
 #[derive(Debug, Clone, Default)]
 pub struct NaiveRag {

@@ -32,8 +32,8 @@
 //! or tell a sarcastic "forget it" from a real one. The recogniser errs towards
 //! ordinary talk: a turn without a clear cue is stored, not acted on.
 
-use super::dates::{Period, YearMonth, is_time_word, mentioned_periods, spell_iso_dates};
 use super::lexicon::{Category, categories_named, is_generic, is_inference_word, is_scope_word};
+use crate::text::dates::{Period, YearMonth, is_time_word, mentioned_periods, spell_iso_dates};
 use crate::text::{is_stop_word, split_sentences, stem, tokenize};
 
 /// What a forget request asks to be forgotten.

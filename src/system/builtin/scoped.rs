@@ -27,14 +27,14 @@
 //!
 //! Later turns are stored as usual, so new values of the same kind are learnt again.
 
-use super::dates::{Period, YearMonth, is_time_word, mentioned_periods};
 use super::lexicon::synonyms;
 use super::request::{Request, Target, recognise};
 use super::{Spaces, TOP_K};
-use crate::answer::question_proper;
 use crate::system::{
     Memory as Recalled, MemorySystem, Namespace, Reply, SessionInfo, SystemResult, TurnInput,
 };
+use crate::text::dates::{Period, YearMonth, is_time_word, mentioned_periods};
+use crate::text::question::question_proper;
 use crate::text::{Bm25, DocId, content_terms, dedup, distinct_terms, split_sentences};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -241,6 +241,21 @@ fn topic_matches(topic: &[String], terms: &[String]) -> bool {
     let needed = ((topic.len() as f64 * TOPIC_COVERAGE).ceil() as usize).max(topic.len().min(2));
     matched >= needed
 }
+
+/// `scoped-forget` among the built-in systems.
+pub const ENTRY: super::Entry = super::Entry {
+    name: "scoped-forget",
+    make: || Box::<ScopedForget>::default(),
+    settings: || {
+        super::bm25_settings(serde_json::json!({
+            "deletion": "scoped",
+            "granularity": "sentence",
+            "recogniser": "rules",
+            "inference": "suppression",
+            "stores": "user sentences",
+        }))
+    },
+};
 
 /// The scoped forgetter; see the module documentation.
 #[derive(Debug, Clone, Default)]

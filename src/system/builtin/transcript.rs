@@ -12,6 +12,13 @@ struct Kept {
     turns: Vec<Memory>,
 }
 
+/// `transcript` among the built-in systems.
+pub const ENTRY: super::Entry = super::Entry {
+    name: "transcript",
+    make: || Box::<Transcript>::default(),
+    settings: || serde_json::json!({"deletion": "none", "stores": "turns", "retrieval": "all turns"}),
+};
+
 /// Keeps the whole transcript per namespace and returns it as the memories.
 #[derive(Debug, Clone, Default)]
 pub struct Transcript {

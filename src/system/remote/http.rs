@@ -1,6 +1,6 @@
 //! The HTTP transport: one JSON-RPC request per POST body, the response in the reply's
 //! body. Failures are classified for the retry loop in [`super::Client`] (the rules are
-//! [`crate::retry`]'s): a refused connection and 429 (with `Retry-After`) are safe to
+//! [`crate::system::retry`]'s): a refused connection and 429 (with `Retry-After`) are safe to
 //! re-send; a timeout, a reset connection and a 5xx are not (the system may have acted
 //! on the call).
 

@@ -25,7 +25,6 @@
 pub mod check;
 #[cfg(feature = "http")]
 mod http;
-mod httpd;
 pub mod lines;
 pub mod loopback;
 pub mod preflight;
@@ -34,7 +33,7 @@ pub mod server;
 pub mod stdio;
 pub mod wire;
 
-use crate::retry::RetryPolicy;
+use crate::system::retry::RetryPolicy;
 use crate::system::{
     AsyncMemorySystem, ErrorKind, Namespace, Reply, SessionInfo, SystemError, SystemFactory,
     SystemInfo, SystemResult, TurnInput,
@@ -60,7 +59,7 @@ pub struct RemoteOptions {
     pub timeout_explicit: bool,
     /// How many times a call is re-sent after a failure that certainly left the system
     /// untouched (HTTP: refused connection, 429; both: the `busy` error code). Nothing
-    /// else is ever re-sent; see [`crate::retry`].
+    /// else is ever re-sent; see [`crate::system::retry`].
     pub retries: u32,
     /// Most calls in flight at once through the connection.
     pub max_in_flight: usize,
@@ -86,7 +85,7 @@ impl Default for RemoteOptions {
         RemoteOptions {
             timeout: Duration::from_secs(60),
             timeout_explicit: false,
-            retries: crate::retry::DEFAULT_RETRIES,
+            retries: crate::system::retry::DEFAULT_RETRIES,
             max_in_flight: 16,
             restart_limit: 3,
             max_message_bytes: lines::DEFAULT_MAX_MESSAGE_BYTES,
@@ -519,7 +518,7 @@ impl Breaker {
 
 impl Client {
     /// A call, re-sent (with backoff honouring the server's wait) only while the
-    /// failure is one the system certainly did not act on; see [`crate::retry`].
+    /// failure is one the system certainly did not act on; see [`crate::system::retry`].
     async fn call(
         self: &Arc<Self>,
         method: &str,

@@ -118,7 +118,7 @@ impl Canary {
     /// is read as the rule judge reads answers: invisible characters removed,
     /// compatibility forms (fullwidth letters) made plain, case ignored.
     fn found(&self, reply: &str) -> Vec<(usize, usize)> {
-        let reply = crate::judge::rule::fold::fold(reply).to_lowercase();
+        let reply = crate::text::fold::fold(reply).to_lowercase();
         let reply = reply.as_str();
         let prefix = self.token_prefix();
         let mut out = Vec::new();

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 /// Words that frame a question (roles, overrides, requests to tell) without being
 /// what it asks about.
-pub(super) const FRAME_WORDS: &[&str] = &[
+pub(crate) const FRAME_WORDS: &[&str] = &[
     "assistant",
     "records",
     "record",
@@ -116,24 +116,24 @@ pub(super) const FRAME_WORDS: &[&str] = &[
 ];
 
 /// Auxiliary verbs that open a yes/no question.
-pub(super) const AUXILIARIES: &[&str] = &[
+pub(crate) const AUXILIARIES: &[&str] = &[
     "do", "does", "did", "is", "are", "was", "were", "am", "have", "has", "had", "can", "could",
     "will", "would", "should",
 ];
 
-pub(super) const WH_WORDS: &[&str] = &[
+pub(crate) const WH_WORDS: &[&str] = &[
     "what", "which", "where", "when", "who", "whom", "whose", "why", "how",
 ];
 
 /// Words after which a yes/no statement gives its value ("… was biology").
-pub(super) const LINKS: &[&str] = &[
+pub(crate) const LINKS: &[&str] = &[
     "is", "was", "are", "were", "am", "be", "been", "in", "at", "for", "to", "on", "as", "from",
     "with", "by", "named", "called", "into", "near", "about", "of",
 ];
 
 /// The kind of value a question asks for, as far as its question words tell.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Want {
+pub(crate) enum Want {
     /// Who, whom, whose, "what is X's name", "what is X called": a name.
     Name,
     /// Where: a place or an organisation, usually named.
@@ -152,7 +152,7 @@ pub(super) enum Want {
 
 impl Want {
     /// Whether a value of `kind` answers a question wanting this.
-    pub(super) fn accepts(self, kind: values::Kind) -> bool {
+    pub(crate) fn accepts(self, kind: values::Kind) -> bool {
         use values::Kind as K;
         match self {
             Want::Name | Want::Place => kind == K::Name,
@@ -166,7 +166,7 @@ impl Want {
 
     /// The factor on the score of a sentence holding no value of the wanted kind
     /// (places are often unnamed: "at the gym").
-    pub(super) fn unvalued(self) -> f64 {
+    pub(crate) fn unvalued(self) -> f64 {
         match self {
             Want::Other => 1.0,
             Want::Place => 0.85,
@@ -176,7 +176,7 @@ impl Want {
 }
 
 /// Kinds of place a "which/what X" question can ask for; a named place answers it.
-pub(super) const PLACE_KINDS: &[&str] = &[
+pub(crate) const PLACE_KINDS: &[&str] = &[
     "city",
     "town",
     "country",
@@ -191,7 +191,7 @@ pub(super) const PLACE_KINDS: &[&str] = &[
     "street",
 ];
 
-pub(super) fn frame_words() -> &'static HashSet<String> {
+pub(crate) fn frame_words() -> &'static HashSet<String> {
     static SET: LazyLock<HashSet<String>> =
         LazyLock::new(|| FRAME_WORDS.iter().map(|w| text::stem(w)).collect());
     &SET
@@ -199,10 +199,10 @@ pub(super) fn frame_words() -> &'static HashSet<String> {
 
 /// The user as a subject: a question asking what "I" do prefers sentences where "I"
 /// do it over sentences about someone else ("my sister lives …").
-pub(super) const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
+pub(crate) const FIRST_PERSON: &[&str] = &["i", "i'm", "i've", "i'd", "i'll"];
 
 /// Whether a piece of a question holds a content word (not a stop-word, not framing).
-pub(super) fn has_content(piece: &str) -> bool {
+pub(crate) fn has_content(piece: &str) -> bool {
     !question_terms(&text::tokenize(piece)).is_empty()
 }
 
@@ -215,7 +215,7 @@ pub(super) fn has_content(piece: &str) -> bool {
 /// a comma when it starts with a question word, an auxiliary or a word of telling
 /// ("Taking my update into account, what …", "Without naming anything specific,
 /// remind me of … my neighbor"), the sentence itself. Without any, the whole text.
-/// The part of a question that asks, without its framing (see [`super::Extractive`]): a
+/// The part of a question that asks, without its framing (see [`crate::answer::Extractive`]): a
 /// retrieving system may search with it so that an attack frame's words do not crowd
 /// out what is asked.
 pub fn question_proper(question: &str) -> String {
@@ -240,7 +240,7 @@ pub fn question_proper(question: &str) -> String {
 }
 
 /// The candidate question pieces of one sentence, most specific first.
-pub(super) fn question_pieces(sentence: &str) -> Vec<&str> {
+pub(crate) fn question_pieces(sentence: &str) -> Vec<&str> {
     let mut pieces = Vec::new();
     // A colon followed by a space: "5:30" is no clause boundary.
     if let Some(i) = sentence.rfind(": ") {
@@ -293,7 +293,7 @@ pub(super) fn question_pieces(sentence: &str) -> Vec<&str> {
 
 /// The content terms of the question that lie outside its proper part (context and
 /// framing): they only break near-ties.
-pub(super) fn context_terms(question: &str, core_terms: &[String]) -> Vec<String> {
+pub(crate) fn context_terms(question: &str, core_terms: &[String]) -> Vec<String> {
     question_terms(&text::tokenize(question))
         .into_iter()
         .filter(|t| !core_terms.contains(t))
@@ -301,7 +301,7 @@ pub(super) fn context_terms(question: &str, core_terms: &[String]) -> Vec<String
 }
 
 /// Content terms of a question: stemmed, without stop-words and framing words.
-pub(super) fn question_terms(tokens: &[String]) -> Vec<String> {
+pub(crate) fn question_terms(tokens: &[String]) -> Vec<String> {
     let mut tokens = tokens.to_vec();
     super::lexicon::plain_idioms(&mut tokens);
     text::dedup(
@@ -315,7 +315,7 @@ pub(super) fn question_terms(tokens: &[String]) -> Vec<String> {
 }
 
 /// The statement a yes/no question asks about, as tokens; `None` for other questions.
-pub(super) fn yes_no_statement(core: &str) -> Option<Vec<String>> {
+pub(crate) fn yes_no_statement(core: &str) -> Option<Vec<String>> {
     let tokens = text::tokenize(core);
     let find = |pattern: &[&str]| {
         tokens
@@ -350,7 +350,7 @@ pub(super) fn yes_no_statement(core: &str) -> Option<Vec<String>> {
 /// The clause of a question that asks: the last clause set off by a comma that holds
 /// a question word ("Putting together where I live and when I moved in, how long have
 /// I lived here?" → "how long have I lived here?"), else the whole question.
-pub(super) fn asking_clause(question: &str) -> &str {
+pub(crate) fn asking_clause(question: &str) -> &str {
     question
         .rsplit(", ")
         .find(|clause| {
@@ -362,12 +362,12 @@ pub(super) fn asking_clause(question: &str) -> &str {
 }
 
 /// Stemmed words that ask for a sort of thing ("what kind of pet"), not about it.
-pub(super) const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
+pub(crate) const SORT_WORDS: &[&str] = &["kind", "typ", "sort"];
 
 /// The kind of value a question wants, from its first question word and the word
 /// after it ("what time" → a time of day, "how long" → a length of time, "who" → a
 /// name, "what is my dog's name" → a name).
-pub(super) fn want_of(tokens: &[String]) -> Want {
+pub(crate) fn want_of(tokens: &[String]) -> Want {
     let Some(at) = tokens.iter().position(|t| WH_WORDS.contains(&t.as_str())) else {
         // No question word ("… remind me of my best friend's name"): the noun tells.
         let has = |w: &[&str]| tokens.iter().any(|t| w.contains(&t.as_str()));
@@ -406,7 +406,7 @@ pub(super) fn want_of(tokens: &[String]) -> Want {
 /// The words of a question that only say what kind of value it wants ("name" in
 /// "What is my dog's name?", "time" in "What time do I wake up?"), stemmed: the
 /// sentence that states the value need not hold them.
-pub(super) fn kind_words(want: Want) -> &'static [&'static str] {
+pub(crate) fn kind_words(want: Want) -> &'static [&'static str] {
     match want {
         Want::Name => &["nam", "call"],
         Want::Clock => &["tim", "hour"],
@@ -419,7 +419,7 @@ pub(super) fn kind_words(want: Want) -> &'static [&'static str] {
 
 /// Words after "what"/"which" that name no kind of thing ("what kind of …", "what
 /// time …"): the answer need not hold them.
-pub(super) const NO_HEAD: &[&str] = &[
+pub(crate) const NO_HEAD: &[&str] = &[
     "kind", "type", "sort", "sorts", "kinds", "types", "time", "year", "month", "day", "date",
     "days",
 ];
@@ -428,7 +428,7 @@ pub(super) const NO_HEAD: &[&str] = &[
 /// noun phrase after a leading "what"/"which" ("What smart home device did I
 /// install …?" → "devic"; "Which bank holds my savings?" → "bank"), stemmed; the answer should name it. `None` for other
 /// questions ("What is my …?", "What do I …?").
-pub(super) fn asked_kind(tokens: &[String]) -> Option<String> {
+pub(crate) fn asked_kind(tokens: &[String]) -> Option<String> {
     let start = tokens
         .iter()
         .position(|t| !matches!(t.as_str(), "so" | "and" | "but" | "then" | "ok" | "okay"))?;
@@ -466,7 +466,7 @@ pub(super) fn asked_kind(tokens: &[String]) -> Option<String> {
 /// my partner's name?" → "partner"), stemmed. A sentence holding it needs no second
 /// question word ("My neighborhood is Riverside Heights." answers "Which
 /// neighborhood do I live in?").
-pub(super) fn key_term(tokens: &[String]) -> Option<String> {
+pub(crate) fn key_term(tokens: &[String]) -> Option<String> {
     if let Some(kind) = asked_kind(tokens) {
         return Some(kind);
     }

@@ -1,9 +1,18 @@
-//! Shared text utilities of the built-in systems and the extractive answerer:
-//! a tokenizer, an English stop-word list, a light suffix-stripping stemmer, a sentence
-//! splitter and a BM25 index.
+//! The language layer: shared text utilities of the built-in systems, the readers and
+//! the judges, below all of them: a tokenizer, an English stop-word list, a light
+//! suffix-stripping stemmer, a sentence splitter and a BM25 index; dates and periods
+//! ([`dates`]); the typed values a sentence holds ([`values`]); the part of a question
+//! that asks ([`question`]); and the readers' lexicon of plain equivalents ([`lexicon`]).
 //!
 //! Everything here is plain, deterministic and language-rule based; nothing is learnt
 //! from or tuned to any dataset.
+
+pub mod dates;
+pub(crate) mod fold;
+pub(crate) mod lexicon;
+pub(crate) mod normalize;
+pub(crate) mod question;
+pub(crate) mod values;
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,4 +1,5 @@
-//! Text normalisation for the rule judge: turns an answer, a gold value or a phrase
+//! Text normalisation, for the rule judge, the oracle reader and the checks of realised
+//! text: turns an answer, a gold value or a phrase
 //! into sequences of canonical word tokens, so that spellings that mean the same
 //! value compare equal.
 //!

@@ -2,7 +2,7 @@
 //! (`Content-Length` framing), keep-alive connections, no chunked bodies. Enough for the
 //! adapter protocol and nothing more; it needs no HTTP library.
 
-use super::server::Dispatcher;
+use super::Dispatcher;
 use crate::system::SharedFactory;
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -19,7 +19,7 @@ pub const RPC_PATH: &str = "/rpc";
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 
 /// Largest request body accepted: the protocol's message limit.
-const MAX_BODY_BYTES: usize = super::lines::DEFAULT_MAX_MESSAGE_BYTES;
+const MAX_BODY_BYTES: usize = crate::system::remote::lines::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// A running HTTP adapter server.
 #[derive(Debug)]
@@ -192,16 +192,18 @@ async fn read_head<R: tokio::io::AsyncBufRead + Unpin>(
     let mut total = 0;
     loop {
         let mut line = Vec::new();
-        let read = super::lines::read_line(reader, &mut line, MAX_HEAD_BYTES)
+        let read = crate::system::remote::lines::read_line(reader, &mut line, MAX_HEAD_BYTES)
             .await
             .map_err(|e| format!("reading the request: {e}"))?;
         let n = match read {
-            super::lines::Line::Eof if lines.is_empty() => return Ok(None),
-            super::lines::Line::Eof => {
+            crate::system::remote::lines::Line::Eof if lines.is_empty() => return Ok(None),
+            crate::system::remote::lines::Line::Eof => {
                 return Err("connection closed inside the request head".into());
             }
-            super::lines::Line::TooLong(_) => return Err("request head too large".into()),
-            super::lines::Line::Read => line.len() + 1,
+            crate::system::remote::lines::Line::TooLong(_) => {
+                return Err("request head too large".into());
+            }
+            crate::system::remote::lines::Line::Read => line.len() + 1,
         };
         total += n;
         if total > MAX_HEAD_BYTES {

@@ -6,7 +6,7 @@
 //! Plain English word rules over the sentence's own words, nothing learnt; a relative
 //! date is resolved against the date on which the sentence was said ([`resolve_date`]).
 
-use crate::system::builtin::dates::{Period, YearMonth, mentioned_periods};
+use super::dates::{Period, YearMonth, mentioned_periods};
 use crate::text::{MONTHS, NUMBERS_UNDER_TWENTY, TENS, is_stop_word};
 
 /// The kind of a value in a sentence.

@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 
-pub use super::httpd::{HttpServer, serve_http};
+mod httpd;
+
+pub use httpd::{HttpServer, serve_http};
 
 type SharedSystem = Arc<tokio::sync::Mutex<Box<dyn AsyncMemorySystem>>>;
 
