@@ -32,17 +32,19 @@
 //! an answerer and a judge that work offline run on a pool of threads of their own at
 //! a lower priority, so a pass's next call never waits behind them for a core.
 
+mod ingest;
+mod judging;
 mod reading;
+
+use judging::panic_message;
+pub use judging::{MAX_STORED_ANSWER_BYTES, cap_answer};
 
 use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
-use crate::judge::{Judge, JudgeItem};
+use crate::judge::Judge;
 use crate::record::Record;
 use crate::system::retry::{self, CallKind, Recovery};
-use crate::system::{
-    AsyncMemorySystem, Namespace, Reply, SessionInfo, SharedFactory, SystemError, SystemResult,
-    TurnInput,
-};
+use crate::system::{Namespace, Reply, SessionInfo, SharedFactory, SystemError};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -87,9 +89,6 @@ fn reply_bytes(reply: &Reply) -> u32 {
     };
     u32::try_from(bytes.clamp(1, MAX_WAITING_REPLY_BYTES)).unwrap_or(u32::MAX)
 }
-
-/// Longest answer kept in a record; a longer one is cut with a visible marker.
-pub const MAX_STORED_ANSWER_BYTES: usize = 64 * 1024;
 
 /// How the runner behaves.
 #[derive(Debug, Clone)]
@@ -611,238 +610,6 @@ impl Runner {
         }
         records
     }
-
-    /// A fresh system for the pass, its namespace reset, the dialogue ingested and
-    /// flushed, and the relearning dialogues of `relearned` ingested again.
-    async fn set_up(
-        &self,
-        instance: &Instance,
-        version: Version,
-        ns: &Namespace,
-        questions: &[&Question],
-        relearned: &[usize],
-        last_date: &str,
-    ) -> Result<Box<dyn AsyncMemorySystem>, Failure> {
-        let mut system = self.factory.make(ns).await.map_err(|err| {
-            Failure::new(
-                &err,
-                CallKind::Write,
-                format!("could not create the system for {ns}: {err}"),
-            )
-        })?;
-        self.ingest(system.as_mut(), instance, version, ns).await?;
-        for &index in relearned {
-            let question = questions[index];
-            let info = SessionInfo {
-                id: format!("{}/relearn", question.id),
-                date: last_date.to_string(),
-            };
-            if let Some(dialogue) = &question.relearn {
-                self.relearn(system.as_mut(), ns, &info, dialogue).await?;
-            }
-        }
-        Ok(system)
-    }
-
-    async fn relearn(
-        &self,
-        system: &mut dyn AsyncMemorySystem,
-        ns: &Namespace,
-        info: &SessionInfo,
-        dialogue: &[crate::dataset::Turn],
-    ) -> Result<(), Failure> {
-        let turns = dialogue.iter().enumerate().map(|(index, t)| TurnInput {
-            index,
-            user: t.user.clone(),
-            assistant: t.assistant.clone(),
-        });
-        let result = match self.ingest_session(system, ns, info, turns).await {
-            Ok(()) => system.flush(ns).await,
-            Err(e) => Err(e),
-        };
-        result.map_err(|err| {
-            Failure::new(
-                &err,
-                CallKind::Write,
-                format!("ingesting the relearning dialogue failed: {err}"),
-            )
-        })
-    }
-
-    async fn ingest(
-        &self,
-        system: &mut dyn AsyncMemorySystem,
-        instance: &Instance,
-        version: Version,
-        ns: &Namespace,
-    ) -> Result<(), Failure> {
-        let write = |err: &SystemError, reason: String| Failure::new(err, CallKind::Write, reason);
-        system
-            .reset(ns)
-            .await
-            .map_err(|e| write(&e, format!("reset of {ns} failed: {e}")))?;
-        for session in instance.dialogue(version) {
-            let info = SessionInfo {
-                id: session.id.clone(),
-                date: session.date.clone(),
-            };
-            let turns = session
-                .turns
-                .iter()
-                .enumerate()
-                .map(|(index, t)| TurnInput {
-                    index,
-                    user: t.user.clone(),
-                    assistant: t.assistant.clone(),
-                });
-            self.ingest_session(system, ns, &info, turns)
-                .await
-                .map_err(|e| {
-                    write(
-                        &e,
-                        format!("ingesting session {} of {ns} failed: {e}", session.id),
-                    )
-                })?;
-        }
-        system
-            .flush(ns)
-            .await
-            .map_err(|e| write(&e, format!("flush of {ns} failed: {e}")))
-    }
-
-    async fn ingest_session(
-        &self,
-        system: &mut dyn AsyncMemorySystem,
-        ns: &Namespace,
-        info: &SessionInfo,
-        turns: impl Iterator<Item = TurnInput>,
-    ) -> SystemResult<()> {
-        system.start_session(ns, info).await?;
-        for turn in turns {
-            system.observe(ns, &turn).await.map_err(|e| {
-                SystemError::new(e.kind, format!("turn {}: {}", turn.index, e.message))
-            })?;
-        }
-        system.end_session(ns).await
-    }
-
-    /// Answers (from memories, when the system returned them) and judges a reply in a
-    /// task of its own, so the pass can send its next query meanwhile.
-    fn judge_later(
-        &self,
-        instance: &Arc<Instance>,
-        mut record: Record,
-        question: &Question,
-        reply: Reply,
-        (reading, permit): (&Arc<ReadingCache>, tokio::sync::OwnedSemaphorePermit),
-    ) -> tokio::task::JoinHandle<Record> {
-        let version = record.version;
-        let reading = reading.clone();
-        let (answerer, judge, progress) = (
-            self.answerer.clone(),
-            self.judge.clone(),
-            self.progress.clone(),
-        );
-        let (instance, question) = (instance.clone(), question.clone());
-        // Offline reading runs on the reading pool, so the passes' calls never queue
-        // behind it; a reader or judge that waits on a model stays on the runtime.
-        let offline = self.config.reading_pool
-            && self.judge.runs_offline()
-            && (matches!(reply, Reply::Answer(_)) || self.answerer.runs_offline());
-        let work = async move {
-            // Held until the record is made: then the reply no longer waits.
-            let _permit = permit;
-            let mut answer = match reply {
-                Reply::Answer(answer) => answer,
-                Reply::Memories(memories) => {
-                    match answerer
-                        .answer_in_pass(&reading, &instance, &question, version, &memories)
-                        .await
-                    {
-                        Ok(answer) => answer,
-                        Err(err) => {
-                            record.error = Some(err.to_string());
-                            record.reason = format!("error: {err}");
-                            progress.question_done();
-                            return record;
-                        }
-                    }
-                }
-            };
-            // Before it is judged or capped: a secret cut in half by the cap would
-            // no longer be found whole.
-            crate::redact::redact_in_place(&mut answer);
-            let item = JudgeItem {
-                suite: question.suite,
-                attack: question.attack,
-                version,
-                question: &question.text,
-                expected: question.gold_on(version).unwrap_or_default(),
-                accepted: &question.accepted,
-                leak: &question.leak,
-            };
-            let verdict = judge.judge(&item, &answer).await;
-            record.correct = verdict.correct == Some(true);
-            record.unscored = verdict.correct.is_none();
-            record.reason = verdict.reason;
-            record.decided_by = verdict.decided_by;
-            record.answer = Some(cap_answer(answer));
-            progress.question_done();
-            record
-        };
-        if offline {
-            reading::spawn(work)
-        } else {
-            tokio::spawn(work)
-        }
-    }
-
-    fn base_record(&self, instance: &Instance, version: Version, question: &Question) -> Record {
-        let request_type = question
-            .request
-            .as_deref()
-            .and_then(|r| instance.request(r))
-            .map(|r| r.kind);
-        Record {
-            instance: instance.id.clone(),
-            tier: instance.tier,
-            request: question.request.clone(),
-            request_type,
-            suite: question.suite,
-            attack: question.attack,
-            version,
-            question_id: question.id.clone(),
-            question: question.text.clone(),
-            expected: question.gold_on(version).unwrap_or_default().to_string(),
-            answer: None,
-            correct: false,
-            error: None,
-            unscored: false,
-            conditioned_on: if version == question.suite.scored_on() {
-                question.conditioned_on.clone()
-            } else {
-                None
-            },
-            judge: self.judge.name(),
-            reason: String::new(),
-            restarts: 0,
-            truncated_turns: 0,
-            decided_by: None,
-        }
-    }
-
-    fn error_record(
-        &self,
-        instance: &Instance,
-        version: Version,
-        question: &Question,
-        reason: &str,
-    ) -> Record {
-        let mut record = self.base_record(instance, version, question);
-        record.error = Some(reason.to_string());
-        record.reason = format!("error: {reason}");
-        record
-    }
 }
 
 /// Waits before restart number `restart` of a pass (100 ms doubling), so a crashed
@@ -865,38 +632,6 @@ fn with_restarts(reason: &str, restarts: u32) -> String {
         1 => format!("{reason} (after 1 restart of the pass)"),
         n => format!("{reason} (after {n} restarts of the pass)"),
     }
-}
-
-/// The message of a task (of `who`) that panicked or was cancelled.
-fn panic_message(err: tokio::task::JoinError, who: &str, version: Version) -> String {
-    if err.is_panic() {
-        let payload = err.into_panic();
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".into());
-        format!("{who} panicked during the {version} pass: {text}")
-    } else {
-        format!("the {version} pass was cancelled")
-    }
-}
-
-/// An answer cut to [`MAX_STORED_ANSWER_BYTES`] (at a character boundary), with a
-/// marker saying how long it was.
-pub fn cap_answer(answer: String) -> String {
-    if answer.len() <= MAX_STORED_ANSWER_BYTES {
-        return answer;
-    }
-    let mut end = MAX_STORED_ANSWER_BYTES;
-    while !answer.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{} […truncated by bemula: {} bytes in all]",
-        &answer[..end],
-        answer.len()
-    )
 }
 
 #[cfg(test)]

@@ -1,17 +1,21 @@
 //! `bemula run`: the main job. Runs memory systems through the protocol on a dataset,
 //! prints a table like the paper's Table 1 and writes reports per system.
 
+mod data;
+mod progress;
+mod shard;
+
+pub use shard::Shard;
+
 use super::select::{self, LlmContext};
 use super::{CliResult, signals};
-use crate::dataset::Dataset;
-use crate::generate;
 use crate::metrics::BootstrapConfig;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
-use crate::run::{Progress, RunConfig, Runner, Stop};
+use crate::run::{RunConfig, Runner, Stop};
 use crate::system::builtin;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
+use data::load_dataset;
+use progress::Bar;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -110,67 +114,6 @@ pub struct Args {
     #[cfg(feature = "llm")]
     #[command(flatten)]
     pub llm: crate::llm::LlmArgs,
-}
-
-/// One shard of a run: `I/N`, 1-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, 1..=count.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("{s:?}: expected I/N with 1 <= I <= N, e.g. 2/4");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl Shard {
-    /// The instances of this shard, in dataset order. Instances are dealt largest first
-    /// (by turns and questions, ties by id) to the shard with the least work so far, so
-    /// shards are balanced and every shard count partitions the dataset exactly.
-    pub fn select(&self, instances: &[crate::dataset::Instance]) -> Vec<crate::dataset::Instance> {
-        let size = |i: &crate::dataset::Instance| {
-            i.sessions.iter().map(|s| s.turns.len()).sum::<usize>() + 10 * i.questions.len()
-        };
-        let mut order: Vec<usize> = (0..instances.len()).collect();
-        order.sort_by(|&a, &b| {
-            size(&instances[b])
-                .cmp(&size(&instances[a]))
-                .then_with(|| instances[a].id.cmp(&instances[b].id))
-        });
-        let mut load = vec![0usize; self.count];
-        let mut mine = vec![false; instances.len()];
-        for index in order {
-            let shard = (0..self.count).min_by_key(|&s| (load[s], s)).unwrap_or(0);
-            load[shard] += size(&instances[index]);
-            mine[index] = shard + 1 == self.index;
-        }
-        instances
-            .iter()
-            .zip(mine)
-            .filter(|(_, m)| *m)
-            .map(|(i, _)| i.clone())
-            .collect()
-    }
 }
 
 /// What `run.json` in an output directory says about the run writing it.
@@ -766,32 +709,6 @@ fn judge_stats_delta(
     value
 }
 
-fn load_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
-    let generated = args.full || args.seed.is_some() || args.gen_args.given();
-    match &args.data {
-        Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => {
-            generated_dataset(args)
-        }
-        None if generated => generated_dataset(args),
-        None => Ok((crate::dataset::realised::load()?, None)),
-        Some(dir) => {
-            let dataset = Dataset::open(dir)?;
-            if !args.full && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
-                eprintln!(
-                    "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"
-                );
-            }
-            Ok((dataset.default_tiers(args.full), None))
-        }
-    }
-}
-
-fn generated_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
-    let seed = args.seed.unwrap_or(generate::DEFAULT_SEED);
-    let dataset = generate::generate(&args.gen_args.config(seed, !args.full)?);
-    Ok((dataset, Some(seed)))
-}
-
 /// A directory name for a system spec: its characters outside `[A-Za-z0-9._-]` become `_`.
 pub(crate) fn dir_name(spec: &str) -> String {
     let name: String = spec
@@ -805,56 +722,6 @@ pub(crate) fn dir_name(spec: &str) -> String {
         })
         .collect();
     name.chars().take(80).collect()
-}
-
-/// A progress bar on a terminal (questions answered, instances done, elapsed); silent
-/// otherwise.
-struct Bar {
-    bar: Option<ProgressBar>,
-    instances: usize,
-    done: std::sync::atomic::AtomicUsize,
-}
-
-impl Bar {
-    fn new(name: &str, questions: usize, instances: usize) -> Bar {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(questions as u64);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>14} [{elapsed_precise}] {bar:30} {pos}/{len} questions, {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            bar.set_prefix(crate::terminal::inline(name).into_owned());
-            bar.set_message(format!("0/{instances} instances"));
-            bar
-        });
-        Bar {
-            bar,
-            instances,
-            done: Default::default(),
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl Progress for Bar {
-    fn question_done(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-    fn instance_done(&self, _instance: &str) {
-        let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!("{done}/{} instances", self.instances));
-        }
-    }
 }
 
 #[cfg(test)]
