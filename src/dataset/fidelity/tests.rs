@@ -1,7 +1,5 @@
 use super::*;
-use crate::dataset::{
-    ForgetRequest, Position, Profile, Sensitivity, Session, Style, Tier, Turn,
-};
+use crate::dataset::{ForgetRequest, Position, Profile, Sensitivity, Session, Style, Tier, Turn};
 
 fn words(text: &str) -> Words {
     text::tokenize(text)
