@@ -40,7 +40,7 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
         let handshake = match parse_handshake(&raw) {
             Ok(handshake) => handshake,
             Err(message) => {
-                close_all(&members, Some(&transport)).await;
+                close_all(&members, Some(transport.as_ref())).await;
                 return Err(RemoteError::Handshake {
                     spec: spec.to_string(),
                     message: in_process(index, options.processes, message),
@@ -50,7 +50,7 @@ pub async fn connect(spec: &str, options: &RemoteOptions) -> Result<RemoteFactor
         if let Some(first) = &first
             && let Some(difference) = handshake_difference(first, &handshake)
         {
-            close_all(&members, Some(&transport)).await;
+            close_all(&members, Some(transport.as_ref())).await;
             return Err(RemoteError::Handshake {
                 spec: spec.to_string(),
                 message: format!(
@@ -94,11 +94,11 @@ pub(super) async fn start_processes(
     spec: &str,
     command: &str,
     options: &RemoteOptions,
-) -> Result<Vec<(Transport, Value)>, RemoteError> {
+) -> Result<Vec<(Box<dyn Transport>, Value)>, RemoteError> {
     let n = options.processes;
     if n == 1 {
         let (client, raw) = stdio::StdioClient::start(spec, command, options, None).await?;
-        return Ok(vec![(Transport::Stdio(client), raw)]);
+        return Ok(vec![(Box::new(client) as Box<dyn Transport>, raw)]);
     }
     let tasks: Vec<_> = (0..n)
         .map(|index| {
@@ -112,7 +112,7 @@ pub(super) async fn start_processes(
     let mut failure = None;
     for (index, task) in tasks.into_iter().enumerate() {
         match task.await {
-            Ok(Ok((client, raw))) => started.push((Transport::Stdio(client), raw)),
+            Ok(Ok((client, raw))) => started.push((Box::new(client) as Box<dyn Transport>, raw)),
             Ok(Err(err)) => {
                 failure.get_or_insert(match err {
                     RemoteError::Spawn { spec, message } => RemoteError::Spawn {
@@ -149,9 +149,9 @@ pub(super) async fn start_processes(
 }
 
 /// Closes the stdio processes started so far when a pool cannot be made.
-pub(super) async fn close_all(members: &[Arc<Client>], also: Option<&Transport>) {
-    let transports = members.iter().map(|m| &m.transport).chain(also);
-    for client in transports.filter_map(Transport::stdio) {
+pub(super) async fn close_all(members: &[Arc<Client>], also: Option<&dyn Transport>) {
+    let transports = members.iter().map(|m| m.transport.as_ref()).chain(also);
+    for client in transports.filter_map(|t| t.stdio()) {
         client.close().await;
     }
 }
@@ -160,7 +160,7 @@ pub(super) async fn close_all(members: &[Arc<Client>], also: Option<&Transport>)
 pub(super) async fn http_transport(
     spec: &str,
     options: &RemoteOptions,
-) -> Result<(Transport, Value), RemoteError> {
+) -> Result<(Box<dyn Transport>, Value), RemoteError> {
     let client = http::HttpClient::new(spec, options.max_message_bytes)?;
     let mut attempt = 0;
     loop {
@@ -172,7 +172,7 @@ pub(super) async fn http_transport(
             )
             .await
         {
-            Ok(raw) => return Ok((Transport::Http(client), raw)),
+            Ok(raw) => return Ok((Box::new(client), raw)),
             Err(err) if err.retryable && attempt < options.retries => {
                 let policy = RetryPolicy::with_retries(options.retries);
                 tokio::time::sleep(policy.backoff(attempt, err.retry_after)).await;
@@ -192,7 +192,7 @@ pub(super) async fn http_transport(
 pub(super) async fn http_transport(
     spec: &str,
     _options: &RemoteOptions,
-) -> Result<(Transport, Value), RemoteError> {
+) -> Result<(Box<dyn Transport>, Value), RemoteError> {
     Err(RemoteError::HttpDisabled {
         spec: spec.to_string(),
     })

@@ -5,7 +5,7 @@
 //! on the call).
 
 use super::wire;
-use super::{CallError, RemoteError};
+use super::{CallError, LATE_WRITE_FACTOR, RemoteError, Transport, TransportKind};
 use crate::system::ErrorKind;
 use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
 use serde_json::Value;
@@ -200,5 +200,29 @@ impl HttpClient {
         } else {
             error
         }
+    }
+}
+#[async_trait::async_trait]
+impl Transport for HttpClient {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Http
+    }
+
+    /// An HTTP adapter's write may still land after its call was cut off: a reset waits
+    /// [`LATE_WRITE_FACTOR`] timeouts for it.
+    fn late_write_wait(&self, timeout: Duration) -> Duration {
+        timeout.saturating_mul(LATE_WRITE_FACTOR)
+    }
+
+    async fn call_once(
+        &self,
+        method: &str,
+        params: &Value,
+        _expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        self.call(method, params, timeout)
+            .await
+            .map(|value| (value, 0))
     }
 }

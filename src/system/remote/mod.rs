@@ -231,69 +231,42 @@ pub enum TransportKind {
     Http,
 }
 
-enum Transport {
-    Stdio(stdio::StdioClient),
-    #[cfg(feature = "http")]
-    Http(http::HttpClient),
-}
+/// A way of carrying the protocol's calls to an adapter. Each transport implements it in
+/// its own file ([`stdio`], `http`); adding one is that file, its arm in [`connect`] and
+/// its form in the spec grammar ([`crate::system::spec`]).
+#[async_trait::async_trait]
+trait Transport: Send + Sync {
+    /// Which transport this is.
+    fn kind(&self) -> TransportKind;
 
-impl Transport {
-    /// The stdio client, when this is one (the only transport without the `http` feature).
+    /// The stdio client, when this is one: its process can be restarted, and its
+    /// standard error is kept.
     fn stdio(&self) -> Option<&stdio::StdioClient> {
-        match self {
-            Transport::Stdio(client) => Some(client),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-        }
+        None
     }
 
-    /// Makes sure no write still in flight is carried out: a stdio adapter's process
-    /// is replaced (the next call starts a new one); over HTTP, the calls were cut off
-    /// by closing their connections already.
-    async fn cut_off_late_writes(&self) {
-        match self {
-            Transport::Stdio(client) => client.replace_process().await,
-            #[cfg(feature = "http")]
-            Transport::Http(_) => {}
-        }
-    }
+    /// Makes sure no write still in flight is carried out (a stdio adapter's process is
+    /// replaced; over HTTP, the calls were cut off by closing their connections already).
+    async fn cut_off_late_writes(&self) {}
 
     /// How long a reset waits for a late write of its namespace (see [`LateWrites`]).
-    fn late_write_wait(&self, timeout: Duration) -> Duration {
-        match self {
-            Transport::Stdio(_) => timeout,
-            #[cfg(feature = "http")]
-            Transport::Http(_) => timeout.saturating_mul(LATE_WRITE_FACTOR),
-        }
-    }
+    fn late_write_wait(&self, timeout: Duration) -> Duration;
 
-    /// One attempt of a call; returns the result and the adapter generation that served it.
+    /// One attempt of a call; returns the result and the adapter generation that served
+    /// it (0 where the transport has no generations).
     async fn call_once(
         &self,
         method: &str,
         params: &Value,
         expect_generation: Option<u64>,
         timeout: Duration,
-    ) -> Result<(Value, u64), CallError> {
-        match self {
-            Transport::Stdio(client) => {
-                client
-                    .call(method, params, expect_generation, timeout)
-                    .await
-            }
-            #[cfg(feature = "http")]
-            Transport::Http(client) => client
-                .call(method, params, timeout)
-                .await
-                .map(|value| (value, 0)),
-        }
-    }
+    ) -> Result<(Value, u64), CallError>;
 }
 
 struct Client {
     spec: String,
     options: RemoteOptions,
-    transport: Transport,
+    transport: Box<dyn Transport>,
     permits: Semaphore,
     handshake: HandshakeResult,
     raw_handshake: Value,
@@ -307,7 +280,7 @@ impl Client {
     fn new(
         spec: &str,
         options: RemoteOptions,
-        transport: Transport,
+        transport: Box<dyn Transport>,
         handshake: HandshakeResult,
         raw_handshake: Value,
     ) -> Client {
@@ -483,11 +456,7 @@ impl RemoteFactory {
 
     /// The transport in use.
     pub fn transport(&self) -> TransportKind {
-        match self.client().transport {
-            Transport::Stdio(_) => TransportKind::Stdio,
-            #[cfg(feature = "http")]
-            Transport::Http(_) => TransportKind::Http,
-        }
+        self.client().transport.kind()
     }
 
     /// How many adapter processes serve the namespaces (`RemoteOptions::processes`).

@@ -8,7 +8,7 @@
 
 use super::lines::{self, Line};
 use super::wire::{self, method};
-use super::{CallError, RemoteError, RemoteOptions};
+use super::{CallError, RemoteError, RemoteOptions, Transport, TransportKind};
 use crate::system::ErrorKind;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -620,5 +620,35 @@ fn fail_all(pending: &Mutex<Pending>, kind: ErrorKind, message: &str) {
     };
     for waiter in waiters {
         let _ = waiter.send(Err(CallError::new(kind, message)));
+    }
+}
+#[async_trait::async_trait]
+impl Transport for StdioClient {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Stdio
+    }
+
+    fn stdio(&self) -> Option<&StdioClient> {
+        Some(self)
+    }
+
+    async fn cut_off_late_writes(&self) {
+        self.replace_process().await;
+    }
+
+    /// A stdio adapter's late write is cut off by replacing its process, so a reset
+    /// waits at most one call's timeout.
+    fn late_write_wait(&self, timeout: Duration) -> Duration {
+        timeout
+    }
+
+    async fn call_once(
+        &self,
+        method: &str,
+        params: &Value,
+        expect_generation: Option<u64>,
+        timeout: Duration,
+    ) -> Result<(Value, u64), CallError> {
+        self.call(method, params, expect_generation, timeout).await
     }
 }
