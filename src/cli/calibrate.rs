@@ -416,46 +416,44 @@ fn rule_judge() -> Result<Arc<dyn Judge>, String> {
     Ok(Arc::new(crate::judge::rule::RuleJudge))
 }
 
-/// Picks the judge named by `spec`.
+/// Picks the judge named by `spec` ([`crate::judge::spec::JudgeSpec`]).
 fn choose_judge(args: &Args) -> Result<Chosen, String> {
-    if args.judge.trim() == "rule" {
-        return rule_judge().map(Chosen::Plain);
-    }
+    use crate::judge::spec::JudgeSpec;
+    let spec: JudgeSpec = args
+        .judge
+        .parse()
+        .map_err(|e: crate::judge::spec::SpecError| e.0)?;
     #[cfg(feature = "llm")]
     {
-        use crate::llm::{JudgeSpec, LlmJudge, UsageMeter, parse_judge_spec};
-        let base = args.llm.config("unset")?;
-        if let Some(second) = args.judge.trim().strip_prefix("rule+") {
-            let JudgeSpec::Llm(configs) =
-                parse_judge_spec(second, &base).map_err(|e| e.to_string())?
-            else {
-                return Err(format!(
-                    "unknown judge {:?}: the hybrid judge is `rule+llm:MODEL[+MODEL…]`",
-                    args.judge
-                ));
-            };
+        use crate::llm::{LlmJudge, UsageMeter};
+        let llm_judge = |models: &[String]| -> Result<(Arc<LlmJudge>, Arc<UsageMeter>), String> {
+            let base = args.llm.config("unset")?;
+            let configs: Vec<_> = models.iter().map(|m| base.for_model(m.clone())).collect();
             let meter = Arc::new(UsageMeter::new());
-            let llm = Arc::new(
-                LlmJudge::from_configs(&configs, Arc::clone(&meter)).map_err(|e| e.to_string())?,
-            );
-            let hybrid = Arc::new(crate::judge::hybrid::HybridJudge::new(llm.clone()));
-            return Ok(Chosen::Hybrid(hybrid, llm, meter));
-        }
-        match parse_judge_spec(&args.judge, &base).map_err(|e| e.to_string())? {
+            let judge =
+                LlmJudge::from_configs(&configs, Arc::clone(&meter)).map_err(|e| e.to_string())?;
+            Ok((Arc::new(judge), meter))
+        };
+        match spec {
             JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
-            JudgeSpec::Llm(configs) => {
-                let meter = Arc::new(UsageMeter::new());
-                let judge = LlmJudge::from_configs(&configs, Arc::clone(&meter))
-                    .map_err(|e| e.to_string())?;
-                Ok(Chosen::Llm(Arc::new(judge), meter))
+            JudgeSpec::Llm(models) => {
+                let (judge, meter) = llm_judge(&models)?;
+                Ok(Chosen::Llm(judge, meter))
+            }
+            JudgeSpec::Hybrid(models) => {
+                let (llm, meter) = llm_judge(&models)?;
+                let hybrid = Arc::new(crate::judge::hybrid::HybridJudge::new(llm.clone()));
+                Ok(Chosen::Hybrid(hybrid, llm, meter))
             }
         }
     }
     #[cfg(not(feature = "llm"))]
-    Err(format!(
-        "unknown judge {:?}: this build has no `llm` feature, so only `rule` is available",
-        args.judge
-    ))
+    match spec {
+        JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
+        other => Err(format!(
+            "judge {other}: this build has no `llm` feature, so only `rule` is available"
+        )),
+    }
 }
 
 /// Runs `bemula calibrate`.

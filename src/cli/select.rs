@@ -6,6 +6,7 @@
 use crate::answer::{Answerer, Extractive};
 use crate::judge::Judge;
 use crate::judge::rule::RuleJudge;
+use crate::judge::spec::JudgeSpec;
 use crate::system::remote::{self, RemoteFactory, RemoteOptions};
 use crate::system::spec::SystemSpec;
 use crate::system::{SharedFactory, builtin};
@@ -244,55 +245,51 @@ fn embed_rag(_model: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
     Err("the embed-rag system needs the `llm` feature of bemula".into())
 }
 
-/// The judge a spec names; an LLM judge is checked by one preflight call per model.
-/// `rule+llm:MODEL[+MODEL…]` is the hybrid judge: the rule judge, and the LLM judge for
-/// the items the rules leave unscored.
+/// The judge a spec names ([`JudgeSpec`]); an LLM judge is checked by one preflight call
+/// per model. `rule+llm:MODEL[+MODEL…]` is the hybrid judge: the rule judge, and the LLM
+/// judge for the items the rules leave unscored.
 pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
-    let spec = spec.trim();
-    if let Some(second) = spec.strip_prefix("rule+") {
-        if !second.starts_with("llm:") {
-            return Err(format!(
-                "unknown judge {spec:?}: the hybrid judge is `rule+llm:MODEL[+MODEL…]`"
-            )
-            .into());
+    match spec.parse::<JudgeSpec>()? {
+        JudgeSpec::Rule => Ok(Arc::new(RuleJudge)),
+        JudgeSpec::Llm(models) => Ok(llm_judge(spec, &models, llm).await?),
+        JudgeSpec::Hybrid(models) => {
+            let fallback = llm_judge(spec, &models, llm).await?;
+            Ok(Arc::new(crate::judge::hybrid::HybridJudge::new(fallback)))
         }
-        let fallback = single_judge(second, llm).await?;
-        return Ok(Arc::new(crate::judge::hybrid::HybridJudge::new(fallback)));
     }
-    single_judge(spec, llm).await
 }
 
-/// A judge of one kind: `rule` or `llm:MODEL[+MODEL…]`.
-async fn single_judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
-    if spec == "rule" {
-        return Ok(Arc::new(RuleJudge));
+/// The LLM judge of `models`, checked by a preflight call to each.
+#[cfg(feature = "llm")]
+async fn llm_judge(
+    _spec: &str,
+    models: &[String],
+    llm: &LlmContext,
+) -> Result<Arc<dyn Judge>, Error> {
+    let base = llm.args.config("")?;
+    let configs: Vec<_> = models.iter().map(|m| base.for_model(m.clone())).collect();
+    let judge = Arc::new(crate::llm::LlmJudge::from_configs(
+        &configs,
+        llm.meter.clone(),
+    )?);
+    judge.preflight().await?;
+    if let Ok(mut slot) = llm.judge.lock() {
+        *slot = Some(judge.clone());
     }
-    #[cfg(feature = "llm")]
-    {
-        let base = llm.args.config("")?;
-        match crate::llm::parse_judge_spec(spec, &base)? {
-            crate::llm::JudgeSpec::Rule => Ok(Arc::new(RuleJudge)),
-            crate::llm::JudgeSpec::Llm(configs) => {
-                let judge = Arc::new(crate::llm::LlmJudge::from_configs(
-                    &configs,
-                    llm.meter.clone(),
-                )?);
-                judge.preflight().await?;
-                if let Ok(mut slot) = llm.judge.lock() {
-                    *slot = Some(judge.clone());
-                }
-                Ok(judge)
-            }
-        }
-    }
-    #[cfg(not(feature = "llm"))]
-    {
-        let _ = llm;
-        Err(format!(
-            "unknown judge {spec:?}: this build has only `rule` (LLM judges need the `llm` feature)"
-        )
-        .into())
-    }
+    Ok(judge)
+}
+
+#[cfg(not(feature = "llm"))]
+async fn llm_judge(
+    spec: &str,
+    _models: &[String],
+    _llm: &LlmContext,
+) -> Result<Arc<dyn Judge>, Error> {
+    Err(format!(
+        "judge {:?}: this build has only `rule` (LLM judges need the `llm` feature)",
+        spec.trim()
+    )
+    .into())
 }
 
 /// The answerer a spec names; an LLM answerer is checked by a preflight call.

@@ -4,6 +4,7 @@
 pub mod calibration;
 pub mod hybrid;
 pub mod rule;
+pub mod spec;
 
 use crate::dataset::{Attack, Suite, Version};
 use async_trait::async_trait;

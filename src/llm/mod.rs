@@ -69,23 +69,22 @@ pub enum AnswererSpec {
     Llm(LlmConfig),
 }
 
-/// Parses `rule` or `llm:MODEL[+MODEL…]` (`,` also separates models); each model gets
-/// a copy of `base` with its name. Model names may hold `:` and `/`
-/// (`llm:llama3.1:8b`, `llm:Qwen/Qwen3-32B`).
+/// Parses `rule` or `llm:MODEL[+MODEL…]` (the grammar of [`crate::judge::spec`]); each
+/// model gets a copy of `base` with its name. The hybrid form is built by the front ends
+/// from [`crate::judge::spec::JudgeSpec`] and is not a single judge.
 pub fn parse_judge_spec(spec: &str, base: &LlmConfig) -> Result<JudgeSpec, LlmError> {
-    let spec = spec.trim();
-    if spec == "rule" {
-        return Ok(JudgeSpec::Rule);
+    use crate::judge::spec::JudgeSpec as Parsed;
+    match spec.parse::<Parsed>() {
+        Ok(Parsed::Rule) => Ok(JudgeSpec::Rule),
+        Ok(Parsed::Llm(models)) => Ok(JudgeSpec::Llm(
+            models.into_iter().map(|m| base.for_model(m)).collect(),
+        )),
+        Ok(Parsed::Hybrid(_)) => Err(LlmError::Config(format!(
+            "judge {:?}: the hybrid judge is the rule judge with an LLM judge, not an LLM judge",
+            spec.trim()
+        ))),
+        Err(err) => Err(LlmError::Config(err.0)),
     }
-    let Some(models) = spec.strip_prefix("llm:") else {
-        return Err(LlmError::Config(format!(
-            "unknown judge {spec:?}: expected `rule` or `llm:MODEL[+MODEL…]`"
-        )));
-    };
-    let models = split_models(models, "judge", spec)?;
-    Ok(JudgeSpec::Llm(
-        models.into_iter().map(|m| base.for_model(m)).collect(),
-    ))
 }
 
 /// Parses `extractive` or `llm:MODEL` into an answerer choice.
@@ -109,23 +108,7 @@ pub fn parse_answerer_spec(spec: &str, base: &LlmConfig) -> Result<AnswererSpec,
 }
 
 fn split_models(list: &str, what: &str, spec: &str) -> Result<Vec<String>, LlmError> {
-    let models: Vec<String> = list
-        .split(['+', ','])
-        .map(|m| m.trim().to_string())
-        .collect();
-    if models.iter().any(String::is_empty) {
-        return Err(LlmError::Config(format!(
-            "{what} {spec:?}: a model name is empty (expected llm:MODEL[+MODEL…])"
-        )));
-    }
-    for (i, m) in models.iter().enumerate() {
-        if models[..i].contains(m) {
-            return Err(LlmError::Config(format!(
-                "{what} {spec:?}: model {m:?} is listed twice"
-            )));
-        }
-    }
-    Ok(models)
+    crate::judge::spec::model_list(list, what, spec).map_err(|e| LlmError::Config(e.0))
 }
 
 #[cfg(test)]
