@@ -5,10 +5,15 @@ use super::*;
 
 /// The parameters of the handshake this client sends.
 pub(crate) fn handshake_params() -> Value {
-    json!({
-        "protocol": PROTOCOL_VERSION,
-        "client": {"name": "bemula", "version": env!("CARGO_PKG_VERSION")},
-    })
+    let params = wire::HandshakeParams {
+        protocol: PROTOCOL_VERSION.to_string(),
+        client: wire::ClientInfo {
+            name: "bemula".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        },
+    };
+    // Plain strings always serialise.
+    serde_json::to_value(params).unwrap_or_default()
 }
 
 /// Checks a handshake answer: the protocol version must match and the shape must parse.

@@ -23,12 +23,29 @@ impl RemoteSystem {
     }
 }
 
+/// A call's parameters as the protocol's typed shape ([`wire`]) puts them.
+fn params(value: impl serde::Serialize) -> SystemResult<Value> {
+    serde_json::to_value(value).map_err(|err| {
+        SystemError::new(
+            ErrorKind::Protocol,
+            format!("could not encode a call's parameters: {err}"),
+        )
+    })
+}
+
+/// The parameters of a call that names only a namespace.
+fn namespace_params(ns: &Namespace) -> SystemResult<Value> {
+    params(wire::NamespaceParams {
+        namespace: ns.clone(),
+    })
+}
+
 #[async_trait]
 impl AsyncMemorySystem for RemoteSystem {
     async fn reset(&mut self, ns: &Namespace) -> SystemResult<()> {
         let (_, generation) = self
             .client
-            .call(method::RESET, json!({ "namespace": ns }), None)
+            .call(method::RESET, namespace_params(ns)?, None)
             .await?;
         self.generation = Some(generation);
         Ok(())
@@ -37,26 +54,35 @@ impl AsyncMemorySystem for RemoteSystem {
     async fn start_session(&mut self, ns: &Namespace, session: &SessionInfo) -> SystemResult<()> {
         self.call(
             method::START_SESSION,
-            json!({ "namespace": ns, "session": session }),
+            params(wire::StartSessionParams {
+                namespace: ns.clone(),
+                session: session.clone(),
+            })?,
         )
         .await
         .map(drop)
     }
 
     async fn observe(&mut self, ns: &Namespace, turn: &TurnInput) -> SystemResult<()> {
-        self.call(method::OBSERVE, json!({ "namespace": ns, "turn": turn }))
-            .await
-            .map(drop)
+        self.call(
+            method::OBSERVE,
+            params(wire::ObserveParams {
+                namespace: ns.clone(),
+                turn: turn.clone(),
+            })?,
+        )
+        .await
+        .map(drop)
     }
 
     async fn end_session(&mut self, ns: &Namespace) -> SystemResult<()> {
-        self.call(method::END_SESSION, json!({ "namespace": ns }))
+        self.call(method::END_SESSION, namespace_params(ns)?)
             .await
             .map(drop)
     }
 
     async fn flush(&mut self, ns: &Namespace) -> SystemResult<()> {
-        self.call(method::FLUSH, json!({ "namespace": ns }))
+        self.call(method::FLUSH, namespace_params(ns)?)
             .await
             .map(drop)
     }
@@ -65,7 +91,10 @@ impl AsyncMemorySystem for RemoteSystem {
         let value = self
             .call(
                 method::QUERY,
-                json!({ "namespace": ns, "question": question }),
+                params(wire::QueryParams {
+                    namespace: ns.clone(),
+                    question: question.to_string(),
+                })?,
             )
             .await?;
         wire::parse_query_result(&value).map_err(|message| {
