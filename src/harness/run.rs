@@ -28,7 +28,11 @@ impl Harness {
             .filter(|_| args.exact)
             .and_then(|name| name.split("::").next())
             .map(str::to_string);
-        let dataset = load(&settings.data, settings.full)?;
+        let dataset = load(
+            &settings.data,
+            settings.full,
+            settings.target_dir.as_deref(),
+        )?;
         let expectations = match &settings.expectations {
             Some(path) => Expectations::read_or_bless(path, settings.bless)?,
             None => Expectations::default(),
@@ -80,7 +84,7 @@ impl Harness {
                 .collect();
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
-        let nextest_run = std::env::var("NEXTEST_RUN_ID").ok();
+        let nextest_run = settings.nextest_run.clone();
         let mut selected: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut selected_names = BTreeSet::new();
         for (name, instance, request) in &names {
@@ -257,11 +261,7 @@ impl Harness {
             let journal = Arc::new(journal);
             runner = runner
                 .with_completed(completed)
-                .with_pass_observer(Arc::new(move |pass: &crate::run::PassDone<'_>| {
-                    if let Err(err) = journal.append(pass.instance, pass.version, pass.records) {
-                        eprintln!("bemula: warning: the run journal cannot be written: {err}");
-                    }
-                }));
+                .with_sink(Arc::new(crate::run::JournalSink::new(journal, None)));
         }
         let parts = nextest_run.clone();
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by

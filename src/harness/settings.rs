@@ -48,6 +48,10 @@ pub enum DataSource {
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 /// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |
 /// | `BEMULA_ADAPTER_PROCESSES` | copies of a stdio adapter ([`Harness::adapter`] with `cmd:…`) run side by side, each namespace served by one (default 1) |
+/// | `NEXTEST_RUN_ID` | set by cargo-nextest: the run this process is one part of (its results go to the report directory's `parts/`) |
+/// | `CARGO_TARGET_DIR` | cargo's target directory (default: the one holding the test binary): the default report directory and the cache of generated data are under it |
+///
+/// Every variable is read here, through [`Harness::env_source`], once per run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// Data source.
@@ -83,6 +87,11 @@ pub struct Settings {
     /// Copies of a stdio adapter run side by side ([`Harness::adapter_processes`],
     /// `BEMULA_ADAPTER_PROCESSES`).
     pub adapter_processes: usize,
+    /// The cargo-nextest run this process is part of (`NEXTEST_RUN_ID`), if any.
+    pub nextest_run: Option<String>,
+    /// Cargo's target directory (`CARGO_TARGET_DIR`, or the one holding the running
+    /// test binary), where generated data is cached.
+    pub target_dir: Option<PathBuf>,
 }
 
 /// A malformed setting.
@@ -309,10 +318,11 @@ impl Harness {
                 reason: "there is no expectations file to rewrite: set BEMULA_EXPECTATIONS or Harness::expectations".into(),
             });
         }
+        let target_dir = target_dir(env("CARGO_TARGET_DIR"));
         let report_dir = env("BEMULA_REPORT_DIR")
             .map(PathBuf::from)
             .or_else(|| self.report_dir.clone())
-            .unwrap_or_else(default_report_dir);
+            .unwrap_or_else(|| default_report_dir(target_dir.as_deref()));
         Ok(Settings {
             data,
             full,
@@ -328,6 +338,8 @@ impl Harness {
             resume: flag("BEMULA_RESUME", false)?,
             preflight: !flag("BEMULA_NO_PREFLIGHT", !self.preflight)?,
             adapter_processes,
+            nextest_run: env("NEXTEST_RUN_ID"),
+            target_dir,
         })
     }
 }
@@ -346,7 +358,7 @@ pub(super) fn sanitize(name: &str) -> String {
 
 /// `target/bemula/<test binary>`: the target directory is found from the running test
 /// binary (the ancestor holding cargo's `CACHEDIR.TAG`), or `CARGO_TARGET_DIR`.
-pub(super) fn default_report_dir() -> PathBuf {
+pub(super) fn default_report_dir(target_dir: Option<&Path>) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let binary = exe
         .as_ref()
@@ -361,20 +373,18 @@ pub(super) fn default_report_dir() -> PathBuf {
             _ => s,
         })
         .unwrap_or_else(|| "bemula".into());
-    let target = target_dir().unwrap_or_else(|| PathBuf::from("target"));
+    let target = target_dir.unwrap_or(Path::new("target"));
     target.join("bemula").join(binary)
 }
 
-/// Cargo's target directory: `CARGO_TARGET_DIR`, or the ancestor of the running binary
-/// that holds cargo's `CACHEDIR.TAG`; `None` for a binary outside a target directory.
-pub(super) fn target_dir() -> Option<PathBuf> {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            let exe = std::env::current_exe().ok()?;
-            exe.ancestors()
-                .find(|a| a.join("CACHEDIR.TAG").is_file())
-                .map(Path::to_path_buf)
-        })
+/// Cargo's target directory: `CARGO_TARGET_DIR` (`given`), or the ancestor of the
+/// running binary that holds cargo's `CACHEDIR.TAG`; `None` for a binary outside a
+/// target directory.
+fn target_dir(given: Option<String>) -> Option<PathBuf> {
+    given.map(PathBuf::from).or_else(|| {
+        let exe = std::env::current_exe().ok()?;
+        exe.ancestors()
+            .find(|a| a.join("CACHEDIR.TAG").is_file())
+            .map(Path::to_path_buf)
+    })
 }

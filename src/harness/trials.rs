@@ -6,7 +6,11 @@ use super::*;
 /// The dataset of a run: every test name must be known even when one request runs
 /// (`--exact`), so that filters count what they leave out and the report knows what
 /// the whole run covers.
-pub(super) fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
+pub(super) fn load(
+    source: &DataSource,
+    full: bool,
+    target_dir: Option<&Path>,
+) -> Result<Dataset, String> {
     match source {
         // Generated data already holds the tiers asked for.
         DataSource::Generated {
@@ -21,8 +25,8 @@ pub(super) fn load(source: &DataSource, full: bool) -> Result<Dataset, String> {
                 phrasing: *phrasing,
                 lite: !*full,
             };
-            Ok(match target_dir() {
-                Some(target) => data_cache::load_or_generate(&target, &config),
+            Ok(match target_dir {
+                Some(target) => data_cache::load_or_generate(target, &config),
                 None => generate::generate(&config),
             })
         }
@@ -93,13 +97,20 @@ pub struct TrialOutcome {
     pub seconds: f64,
 }
 
+/// An instance's records and its requests' outcomes, scored once for all its trials.
+pub(super) struct InstanceResult {
+    records: Vec<Record>,
+    outcomes: Vec<metrics::RequestOutcome>,
+}
+
 pub(super) struct Shared {
     pub(super) runtime: tokio::runtime::Runtime,
     pub(super) runner: Runner,
     /// Under cargo-nextest (a process per test): where processes share the records of
     /// the instances they ingested, so each instance is ingested once per run.
     pub(super) share: Option<PathBuf>,
-    pub(super) instances: BTreeMap<String, (Instance, Selection, OnceLock<Vec<Record>>)>,
+    /// Each selected instance, with its records and its requests' outcomes once run.
+    pub(super) instances: BTreeMap<String, (Instance, Selection, OnceLock<InstanceResult>)>,
     pub(super) outcomes: Mutex<BTreeMap<String, TrialOutcome>>,
     /// Under nextest with a pass-rate gate: who applies the gate instead.
     pub(super) deferred_gate: Option<String>,
@@ -119,9 +130,15 @@ impl Shared {
         let Some((inst, selection, cell)) = self.instances.get(instance) else {
             return Err(Failed::from(format!("instance {instance} was not loaded")));
         };
-        let records = cell.get_or_init(|| self.instance_records(inst, selection));
-        let passed = metrics::request_outcomes(records)
-            .into_iter()
+        let InstanceResult { records, outcomes } = cell.get_or_init(|| {
+            let records = self.instance_records(inst, selection);
+            InstanceResult {
+                outcomes: metrics::request_outcomes(&records),
+                records,
+            }
+        });
+        let passed = outcomes
+            .iter()
             .find(|o| o.request == request)
             .is_some_and(|o| o.passed);
         if let Ok(mut outcomes) = self.outcomes.lock() {
@@ -188,7 +205,7 @@ impl Shared {
         self.instances
             .values()
             .filter_map(|(_, _, cell)| cell.get())
-            .flatten()
+            .flat_map(|result| &result.records)
             .cloned()
             .collect()
     }

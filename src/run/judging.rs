@@ -23,14 +23,11 @@ impl Runner {
         question: &Question,
         reply: Reply,
         (reading, permit): (&Arc<ReadingCache>, tokio::sync::OwnedSemaphorePermit),
+        events: &super::PassEvents,
     ) -> tokio::task::JoinHandle<Record> {
         let version = record.version;
         let reading = reading.clone();
-        let (answerer, judge, progress) = (
-            self.answerer.clone(),
-            self.judge.clone(),
-            self.progress.clone(),
-        );
+        let (answerer, judge, events) = (self.answerer.clone(), self.judge.clone(), events.clone());
         let (instance, question) = (instance.clone(), question.clone());
         // Offline reading runs on the reading pool, so the passes' calls never queue
         // behind it; a reader or judge that waits on a model stays on the runtime.
@@ -51,7 +48,7 @@ impl Runner {
                         Err(err) => {
                             record.error = Some(err.to_string());
                             record.reason = format!("error: {err}");
-                            progress.question_done();
+                            events.judged();
                             return record;
                         }
                     }
@@ -75,7 +72,7 @@ impl Runner {
             record.reason = verdict.reason;
             record.decided_by = verdict.decided_by;
             record.answer = Some(cap_answer(answer));
-            progress.question_done();
+            events.judged();
             record
         };
         if offline {

@@ -32,9 +32,13 @@
 //! an answerer and a judge that work offline run on a pool of threads of their own at
 //! a lower priority, so a pass's next call never waits behind them for a core.
 
+mod events;
 mod ingest;
 mod judging;
 mod reading;
+
+use events::PassEvents;
+pub use events::{JournalSink, PassDone, RunEvent, RunSink, Sinks};
 
 use judging::panic_message;
 pub use judging::{MAX_STORED_ANSWER_BYTES, cap_answer};
@@ -151,20 +155,6 @@ impl Selection {
     }
 }
 
-/// Something that wants to hear how a run goes (a progress bar, a log).
-pub trait Progress: Send + Sync {
-    /// A question was answered and judged.
-    fn question_done(&self) {}
-    /// An instance finished (both passes).
-    fn instance_done(&self, instance: &str) {
-        let _ = instance;
-    }
-}
-
-/// A progress listener that ignores everything.
-pub struct Silent;
-impl Progress for Silent {}
-
 /// A request to stop a run early (a signal): no instance starts after it, and the
 /// passes in flight finish. Shared between the one who stops and the runner.
 #[derive(Debug, Default)]
@@ -196,21 +186,6 @@ impl Stop {
         notified.await;
     }
 }
-
-/// One completed pass: an instance's questions on one dialogue version, with their
-/// records (error records included).
-#[derive(Debug)]
-pub struct PassDone<'a> {
-    /// Instance id.
-    pub instance: &'a str,
-    /// The version of the pass.
-    pub version: Version,
-    /// Its records, in the order asked.
-    pub records: &'a [Record],
-}
-
-/// Called as each pass completes (a journal, for example).
-pub type PassObserver = Arc<dyn Fn(&PassDone<'_>) + Send + Sync>;
 
 /// Passes completed earlier, by (instance, version): the runner returns their records
 /// without calling the system.
@@ -244,8 +219,7 @@ pub struct Runner {
     answerer: Arc<dyn Answerer>,
     judge: Arc<dyn Judge>,
     config: RunConfig,
-    progress: Arc<dyn Progress>,
-    on_pass: Option<PassObserver>,
+    sinks: Sinks,
     completed: Arc<CompletedPasses>,
     stop: Arc<Stop>,
 }
@@ -264,8 +238,7 @@ impl Runner {
             answerer,
             judge,
             config,
-            progress: Arc::new(Silent),
-            on_pass: None,
+            sinks: Sinks::default(),
             completed: Arc::default(),
             stop: Arc::default(),
         }
@@ -278,10 +251,10 @@ impl Runner {
         self
     }
 
-    /// Calls `observer` as each pass completes (not for passes given by
-    /// [`Runner::with_completed`]).
-    pub fn with_pass_observer(mut self, observer: PassObserver) -> Runner {
-        self.on_pass = Some(observer);
+    /// Sends the run's events to `sink` too (a progress bar, a journal: see
+    /// [`RunEvent`]); sinks hear each event in the order they were added.
+    pub fn with_sink(mut self, sink: Arc<dyn RunSink>) -> Runner {
+        self.sinks.push(sink);
         self
     }
 
@@ -289,12 +262,6 @@ impl Runner {
     /// system is not called for them (a resumed run).
     pub fn with_completed(mut self, completed: CompletedPasses) -> Runner {
         self.completed = Arc::new(completed);
-        self
-    }
-
-    /// Reports progress to `progress`.
-    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Runner {
-        self.progress = progress;
         self
     }
 
@@ -359,7 +326,7 @@ impl Runner {
     }
 
     /// Evaluates one instance: both passes, concurrently (they use different
-    /// namespaces and different systems). Each pass is handed to the pass observer the
+    /// namespaces and different systems). Each pass is handed to the sinks the
     /// moment it completes, whatever its sibling is doing, so a journal never waits
     /// for the slower pass. A pass whose system panics loses its answers: every
     /// question of that pass is recorded as an error saying so, and the other pass and
@@ -377,12 +344,14 @@ impl Runner {
                 if let Some(records) = done {
                     return records;
                 }
+                let events = PassEvents::new(runner.sinks.clone(), &instance.id, version);
                 let inner = {
                     let (runner, instance, selection) =
                         (runner.clone(), instance.clone(), selection.clone());
+                    let events = events.clone();
                     tokio::spawn(async move {
                         runner
-                            .run_pass(&instance, version, &selection, reading)
+                            .run_pass(&instance, version, &selection, reading, &events)
                             .await
                     })
                 };
@@ -391,13 +360,7 @@ impl Runner {
                 // Everything a pass hands on (to the journal, the reports, the
                 // terminal) is free of secrets.
                 records.iter_mut().for_each(Record::redact);
-                if let Some(observer) = &runner.on_pass {
-                    observer(&PassDone {
-                        instance: &instance.id,
-                        version,
-                        records: &records,
-                    });
-                }
+                events.close(&records);
                 records
             })
         };
@@ -406,13 +369,20 @@ impl Runner {
         for joined in [control, forget] {
             match joined {
                 Ok(pass_records) => records.extend(pass_records),
-                // The outer task only awaits the pass and calls the observer: a panic
-                // here is the observer's (a bug of the caller), not the system's.
+                // The outer task only awaits the pass and calls the sinks: a panic here
+                // is a sink's (a bug of the caller), not the system's.
                 Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
                 Err(err) => panic!("a pass task was cancelled: {err}"),
             }
         }
-        self.progress.instance_done(&instance.id);
+        if !self.sinks.is_empty() {
+            let outcomes = crate::metrics::request_outcomes(&records);
+            self.sinks.on(&RunEvent::InstanceDone {
+                instance,
+                records: &records,
+                outcomes: &outcomes,
+            });
+        }
         records
     }
 
@@ -486,6 +456,7 @@ impl Runner {
         version: Version,
         selection: &Selection,
         reading: Arc<ReadingCache>,
+        events: &PassEvents,
     ) -> Vec<Record> {
         let questions = Self::questions_for(instance, version, selection);
         if questions.is_empty() {
@@ -524,7 +495,7 @@ impl Runner {
                         slots.push(Slot::Ready(Box::new(
                             self.error_record(instance, version, question, &reason),
                         )));
-                        self.progress.question_done();
+                        events.judged();
                     }
                     break;
                 }
@@ -553,7 +524,7 @@ impl Runner {
                             slots.push(Slot::Ready(Box::new(
                                 self.error_record(instance, version, question, &reason),
                             )));
-                            self.progress.question_done();
+                            events.judged();
                             continue;
                         }
                     }
@@ -573,6 +544,7 @@ impl Runner {
                             question,
                             reply,
                             (&reading, permit),
+                            events,
                         )));
                     }
                     Err(err) => {
@@ -587,7 +559,7 @@ impl Runner {
                         slots.push(Slot::Ready(Box::new(
                             self.error_record(instance, version, question, &reason),
                         )));
-                        self.progress.question_done();
+                        events.judged();
                     }
                 }
             }

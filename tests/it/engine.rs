@@ -903,3 +903,108 @@ fn a_judge_panicking_on_the_pool_costs_its_question_not_the_run() {
         "the other questions were judged"
     );
 }
+
+/// Every event of a run, as a sink hears it.
+#[derive(Default)]
+struct Heard {
+    judged: Mutex<Vec<(String, Version)>>,
+    passes: Mutex<Vec<(String, Version, usize)>>,
+    instances: Mutex<Vec<(String, usize, Vec<bemula::metrics::RequestOutcome>)>>,
+}
+
+impl bemula::run::RunSink for Heard {
+    fn on(&self, event: &bemula::run::RunEvent<'_>) {
+        use bemula::run::RunEvent;
+        match event {
+            RunEvent::QuestionJudged { instance, version } => {
+                self.judged
+                    .lock()
+                    .unwrap()
+                    .push((instance.to_string(), *version));
+            }
+            RunEvent::PassDone(pass) => self.passes.lock().unwrap().push((
+                pass.instance.to_string(),
+                pass.version,
+                pass.records.len(),
+            )),
+            RunEvent::InstanceDone {
+                instance,
+                records,
+                outcomes,
+            } => self.instances.lock().unwrap().push((
+                instance.id.clone(),
+                records.len(),
+                outcomes.to_vec(),
+            )),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn every_sink_hears_each_question_pass_and_instance_once_with_the_reports_outcomes() {
+    let instances = small();
+    // One pass of the first instance panics: its questions still have records, and the
+    // sinks hear about them as about any other.
+    let doomed = format!("{}/control", instances[0].id);
+    let factory: SharedFactory = Arc::new(FnFactory::new("panicky", move || Panicky {
+        inner: builtin::NaiveRag::default(),
+        doomed: doomed.clone(),
+    }));
+    let (first, second) = (Arc::new(Heard::default()), Arc::new(Heard::default()));
+    let runner = runner(factory)
+        .with_sink(first.clone())
+        .with_sink(second.clone());
+    let records = run_blocking(&runner, &instances);
+
+    for heard in [&first, &second] {
+        let judged = heard.judged.lock().unwrap();
+        assert_eq!(judged.len(), records.len(), "one event per record");
+        let passes = heard.passes.lock().unwrap();
+        assert_eq!(passes.len(), 2 * instances.len(), "{passes:?}");
+        for instance in &instances {
+            for version in [Version::Control, Version::Forget] {
+                let in_records = records
+                    .iter()
+                    .filter(|r| r.instance == instance.id && r.version == version)
+                    .count();
+                let in_events = judged
+                    .iter()
+                    .filter(|(i, v)| *i == instance.id && *v == version)
+                    .count();
+                assert_eq!(in_events, in_records, "{} {version}", instance.id);
+                let pass: Vec<_> = passes
+                    .iter()
+                    .filter(|(i, v, _)| *i == instance.id && *v == version)
+                    .collect();
+                assert_eq!(pass.len(), 1, "{} {version}: {pass:?}", instance.id);
+                assert_eq!(pass[0].2, in_records);
+            }
+        }
+        let done = heard.instances.lock().unwrap();
+        assert_eq!(done.len(), instances.len());
+        for (id, count, outcomes) in done.iter() {
+            let own: Vec<Record> = records
+                .iter()
+                .filter(|r| r.instance == *id)
+                .cloned()
+                .collect();
+            assert_eq!(*count, own.len(), "{id}");
+            assert_eq!(
+                *outcomes,
+                bemula::metrics::request_outcomes(&own),
+                "{id}: the outcomes the reports compute"
+            );
+        }
+    }
+    let done = first.instances.lock().unwrap();
+    let doomed = done
+        .iter()
+        .find(|(id, _, _)| *id == instances[0].id)
+        .unwrap();
+    assert!(
+        doomed.2.iter().all(|o| !o.passed),
+        "a request whose control pass panicked cannot pass: {:?}",
+        doomed.2
+    );
+}

@@ -12,7 +12,7 @@ use super::{CliResult, signals};
 use crate::metrics::BootstrapConfig;
 use crate::report::journal::{self, Journal, JournalConfig};
 use crate::report::{self, RunInfo, Summary};
-use crate::run::{RunConfig, Runner, Stop};
+use crate::run::{JournalSink, RunConfig, Runner, Stop};
 use crate::system::builtin;
 use data::load_dataset;
 use progress::Bar;
@@ -327,25 +327,6 @@ async fn run_async(args: Args) -> CliResult {
             )
         };
         let journal = Arc::new(journal);
-        let journal_failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let observer = {
-            let (journal, failed) = (journal.clone(), journal_failed.clone());
-            let stop = stop.clone();
-            Arc::new(move |pass: &crate::run::PassDone<'_>| {
-                // A pass that failed while the run was stopping is left out: it may
-                // have failed because of the stop, and runs again on resume.
-                if stop.is_stopped() && pass.records.iter().any(|r| r.error.is_some()) {
-                    return;
-                }
-                if let Err(err) = journal.append(pass.instance, pass.version, pass.records)
-                    && !failed.swap(true, std::sync::atomic::Ordering::Relaxed)
-                {
-                    eprintln!(
-                        "bemula: warning: the run journal cannot be written ({err}); an interruption now loses the run"
-                    );
-                }
-            })
-        };
         let progress = Arc::new(Bar::new(&info.name, questions, instances.len()));
         let config = RunConfig {
             jobs,
@@ -354,9 +335,12 @@ async fn run_async(args: Args) -> CliResult {
             ..config.clone()
         };
         let runner = Runner::new(factory, answerer.clone(), judge.clone(), config)
-            .with_progress(progress.clone())
+            .with_sink(progress.clone())
+            .with_sink(Arc::new(JournalSink::new(
+                journal.clone(),
+                Some(stop.clone()),
+            )))
             .with_completed(completed)
-            .with_pass_observer(observer)
             .with_stop(stop.clone());
         let t0 = Instant::now();
         #[cfg(feature = "llm")]

@@ -1,6 +1,6 @@
 //! The progress bar of `bemula run` on a terminal.
 
-use crate::run::Progress;
+use crate::run::{RunEvent, RunSink};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -40,16 +40,21 @@ impl Bar {
     }
 }
 
-impl Progress for Bar {
-    fn question_done(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-    }
-    fn instance_done(&self, _instance: &str) {
-        let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!("{done}/{} instances", self.instances));
+impl RunSink for Bar {
+    fn on(&self, event: &RunEvent<'_>) {
+        match event {
+            RunEvent::QuestionJudged { .. } => {
+                if let Some(bar) = &self.bar {
+                    bar.inc(1);
+                }
+            }
+            RunEvent::InstanceDone { .. } => {
+                let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if let Some(bar) = &self.bar {
+                    bar.set_message(format!("{done}/{} instances", self.instances));
+                }
+            }
+            _ => {}
         }
     }
 }
