@@ -23,6 +23,7 @@
 //! assert_eq!(lite.instances.len(), 31);
 //! ```
 
+pub(crate) mod cache;
 mod data;
 mod inject;
 #[cfg(feature = "llm")]

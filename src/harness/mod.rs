@@ -35,7 +35,7 @@
 //! [`Settings`]), and a malformed value is an error, never a silent default.
 
 use crate::answer::Answerer;
-use crate::dataset::{Dataset, Instance};
+use crate::dataset::Instance;
 pub use crate::gate::{GateOn, MetricGate};
 use crate::generate::{self, GenConfig};
 use crate::judge::Judge;
@@ -43,9 +43,9 @@ use crate::judge::rule::RuleJudge;
 use crate::metrics::{self, BootstrapConfig};
 use crate::oracle::Oracle;
 use crate::record::Record;
-use crate::report::journal::{self, Journal, JournalConfig};
+use crate::report::journal;
 use crate::report::{self, RunInfo, Summary};
-use crate::run::{RunConfig, Runner, Selection};
+use crate::run::{RunConfig, Runner, Selection, Session};
 use crate::system::remote::{RemoteFactory, preflight};
 use crate::system::spec::SystemSpec;
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
@@ -57,7 +57,6 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-mod data_cache;
 mod expectations;
 mod gate;
 mod parts;

@@ -20,7 +20,7 @@ pub(super) enum ReportRun<'a> {
 
 pub(super) fn write_reports(
     settings: &Settings,
-    info: &RunInfo,
+    (session, info): (&Session, &RunInfo),
     records: &[Record],
     outcomes: &BTreeMap<String, TrialOutcome>,
     run: ReportRun<'_>,
@@ -53,10 +53,7 @@ pub(super) fn write_reports(
                 .map_err(|e| e.to_string());
         }
     };
-    let mut summary = Summary::build(records, info.clone(), &settings.bootstrap);
-    summary.run_id = Some(run_id.unwrap_or_else(report::new_run_id));
-    let present = outcomes.keys().cloned().collect();
-    summary.coverage = Some(report::Coverage::of(expected, &present));
+    let summary = session.summarise(records, info.clone(), run_id.as_deref(), expected);
     let times = outcomes
         .iter()
         .map(|(n, o)| (n.clone(), o.seconds))

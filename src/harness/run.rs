@@ -28,11 +28,18 @@ impl Harness {
             .filter(|_| args.exact)
             .and_then(|name| name.split("::").next())
             .map(str::to_string);
-        let dataset = load(
-            &settings.data,
-            settings.full,
-            settings.target_dir.as_deref(),
-        )?;
+        // Every test name is known even when one request runs (`--exact`), so that filters
+        // count what they leave out and the report knows what the whole run covers.
+        let session = Session::new(
+            settings
+                .data
+                .load(settings.full, settings.target_dir.as_deref())?,
+            settings.data.clone(),
+            self.answerer.clone(),
+            self.judge.clone(),
+            settings.bootstrap,
+        );
+        let dataset = &session.dataset;
         let expectations = match &settings.expectations {
             Some(path) => Expectations::read_or_bless(path, settings.bless)?,
             None => Expectations::default(),
@@ -213,55 +220,29 @@ impl Harness {
         let mut run_id = None;
         if nextest_run.is_none() && !selected.is_empty() {
             // A plain run journals its passes, so that an interrupted run can resume.
-            let config = JournalConfig {
-                spec: factory.info().name,
-                system: factory.info(),
-                judge: self.judge.name(),
-                answerer: self.answerer.name(),
-                dataset_checksum: dataset.checksum.clone(),
-                data_seed: match settings.data {
-                    DataSource::Generated { seed, .. } => Some(seed),
-                    DataSource::Dir(_) | DataSource::Realised => None,
-                },
-                instances: selected_names.iter().cloned().collect(),
-                shard: None,
-                system_retries: crate::system::retry::DEFAULT_RETRIES,
-                bootstrap: (settings.bootstrap.resamples, settings.bootstrap.seed),
-            };
+            let config = session.journal_config(
+                &factory.info().name,
+                factory.info(),
+                selected_names.iter().cloned().collect(),
+            );
+            let selections: Vec<(&Instance, Selection)> = dataset
+                .instances
+                .iter()
+                .filter_map(|i| {
+                    selected
+                        .get(&i.id)
+                        .map(|reqs| (i, Selection::Requests(reqs.clone())))
+                })
+                .collect();
+            let expected = Runner::expected_passes(selections.iter().map(|(i, s)| (*i, s)));
             let path = settings.report_dir.join(journal::JOURNAL);
-            let (journal, completed) = if settings.resume && path.is_file() {
-                let selections: Vec<(&Instance, Selection)> = dataset
-                    .instances
-                    .iter()
-                    .filter_map(|i| {
-                        selected
-                            .get(&i.id)
-                            .map(|reqs| (i, Selection::Requests(reqs.clone())))
-                    })
-                    .collect();
-                let expected = Runner::expected_passes(selections.iter().map(|(i, s)| (*i, s)));
-                let resumed =
-                    Journal::resume(&path, &config, &expected).map_err(|e| e.to_string())?;
-                for why in &resumed.rejected {
-                    eprintln!("bemula: {}: {why}", path.display());
-                }
-                let (journal, completed) = (resumed.journal, resumed.completed);
-                eprintln!(
-                    "bemula: resuming run {}: {} passes already done",
-                    journal.run_id(),
-                    completed.len()
-                );
-                (journal, completed)
-            } else {
-                let journal = Journal::create(&path, &report::new_run_id(), &config)
-                    .map_err(|e| e.to_string())?;
-                (journal, Default::default())
-            };
-            run_id = Some(journal.run_id().to_string());
-            let journal = Arc::new(journal);
+            let open = session
+                .journal(&path, &config, settings.resume, &expected, "")
+                .map_err(|e| e.to_string())?;
+            run_id = Some(open.journal.run_id().to_string());
             runner = runner
-                .with_completed(completed)
-                .with_sink(Arc::new(crate::run::JournalSink::new(journal, None)));
+                .with_completed(open.completed)
+                .with_sink(Arc::new(crate::run::JournalSink::new(open.journal, None)));
         }
         let parts = nextest_run.clone();
         // Under nextest a pass-rate gate needs every process's outcome: it is applied by
@@ -352,27 +333,7 @@ impl Harness {
             .map(|o| o.clone())
             .unwrap_or_default();
         let records = shared.records();
-        let mut info = RunInfo {
-            system: factory.info(),
-            judge: self.judge.name(),
-            answerer: self.answerer.name(),
-            dataset: dataset.source.clone(),
-            dataset_checksum: dataset.checksum.clone(),
-            data_seed: match settings.data {
-                DataSource::Generated { seed, .. } => Some(seed),
-                DataSource::Dir(_) | DataSource::Realised => None,
-            },
-            ..RunInfo::default()
-        };
-        if let Some(remote) = remote.as_ref().filter(|r| r.processes() > 1) {
-            info.extra.insert(
-                "adapter_processes".into(),
-                serde_json::json!(remote.process_stats()),
-            );
-            if let Some(line) = remote.pool_line() {
-                eprintln!("bemula: {line}");
-            }
-        }
+        let mut info = session.run_info(factory.info(), remote.as_deref());
         if parts.is_none() && selected_names.len() < all_names.len() {
             // A filtered run says so in its reports.
             info.extra.insert(
@@ -400,7 +361,7 @@ impl Harness {
         if !outcomes.is_empty() {
             summary = write_reports(
                 &settings,
-                &info,
+                (&session, &info),
                 &records,
                 &outcomes,
                 match parts.as_deref() {

@@ -5,27 +5,7 @@ use super::*;
 /// Reads one environment variable.
 pub(super) type EnvSource = Box<dyn Fn(&str) -> Option<String>>;
 
-/// Where the harness takes its data from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DataSource {
-    /// The synthetic data generated in-process from a seed (Bemula-Lite unless `full`).
-    Generated {
-        /// Generator seed.
-        seed: u64,
-        /// The full set (50 instances) instead of Lite (31).
-        full: bool,
-        /// Generator of the data.
-        generator: generate::Generator,
-        /// Phrasing half of the data.
-        phrasing: generate::Phrasing,
-    },
-    /// A dataset directory (or one instance file) in the Bemula format.
-    Dir(PathBuf),
-    /// The hand-realised Bemula-Lite compiled into bemula
-    /// ([`crate::dataset::realised`]): the default, unless a generator setting, the
-    /// full set or `BEMULA_DATA` asks for other data.
-    Realised,
-}
+pub use crate::run::DataSource;
 
 /// The resolved settings of a harness run.
 ///

@@ -3,40 +3,6 @@
 
 use super::*;
 
-/// The dataset of a run: every test name must be known even when one request runs
-/// (`--exact`), so that filters count what they leave out and the report knows what
-/// the whole run covers.
-pub(super) fn load(
-    source: &DataSource,
-    full: bool,
-    target_dir: Option<&Path>,
-) -> Result<Dataset, String> {
-    match source {
-        // Generated data already holds the tiers asked for.
-        DataSource::Generated {
-            seed,
-            full,
-            generator,
-            phrasing,
-        } => {
-            let config = GenConfig {
-                seed: *seed,
-                generator: *generator,
-                phrasing: *phrasing,
-                lite: !*full,
-            };
-            Ok(match target_dir {
-                Some(target) => data_cache::load_or_generate(target, &config),
-                None => generate::generate(&config),
-            })
-        }
-        DataSource::Realised => crate::dataset::realised::load().map_err(|e| e.to_string()),
-        DataSource::Dir(dir) => Dataset::open(dir)
-            .map(|d| d.default_tiers(full))
-            .map_err(|e| e.to_string()),
-    }
-}
-
 /// The preflight of an adapter, once per run: under cargo-nextest the first
 /// processes of a run make it and leave a mark in the run's parts, so the later ones
 /// skip it.

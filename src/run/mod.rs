@@ -36,9 +36,11 @@ mod events;
 mod ingest;
 mod judging;
 mod reading;
+mod session;
 
 use events::PassEvents;
 pub use events::{JournalSink, PassDone, RunEvent, RunSink, Sinks};
+pub use session::{DataSource, OpenJournal, Session, request_names};
 
 use judging::panic_message;
 pub use judging::{MAX_STORED_ANSWER_BYTES, cap_answer};

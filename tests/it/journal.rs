@@ -331,7 +331,8 @@ fn a_killed_harness_run_resumes_with_bemula_resume() {
     let before = std::fs::read_to_string(&count).unwrap().lines().count();
     let resumed = harness(&broken, true).output().unwrap();
     assert!(
-        text(&resumed).contains(&format!("{} passes already done", done.len())),
+        text(&resumed).contains(&format!(": {} of ", done.len()))
+            && text(&resumed).contains(" passes already done"),
         "{}",
         text(&resumed)
     );

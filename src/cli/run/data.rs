@@ -2,33 +2,29 @@
 //! generator setting is given, or a directory.
 
 use super::Args;
-use crate::dataset::Dataset;
 use crate::generate;
+use crate::run::DataSource;
 
-pub(super) fn load_dataset(
-    args: &Args,
-) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
+/// The data source the flags name.
+pub(super) fn data_source(args: &Args) -> Result<DataSource, String> {
     let generated = args.full || args.seed.is_some() || args.gen_args.given();
     match &args.data {
         Some(dir) if dir.as_os_str() == crate::dataset::GENERATED && !dir.exists() => {
-            generated_dataset(args)
+            generated_source(args)
         }
-        None if generated => generated_dataset(args),
-        None => Ok((crate::dataset::realised::load()?, None)),
-        Some(dir) => {
-            let dataset = Dataset::open(dir)?;
-            if !args.full && dataset.instances.iter().any(|i| !i.tier.is_lite()) {
-                eprintln!(
-                    "bemula: using the short and medium instances (Bemula-Lite); pass --full for all"
-                );
-            }
-            Ok((dataset.default_tiers(args.full), None))
-        }
+        None if generated => generated_source(args),
+        None => Ok(DataSource::Realised),
+        Some(dir) => Ok(DataSource::Dir(dir.clone())),
     }
 }
 
-fn generated_dataset(args: &Args) -> Result<(Dataset, Option<u64>), Box<dyn std::error::Error>> {
+fn generated_source(args: &Args) -> Result<DataSource, String> {
     let seed = args.seed.unwrap_or(generate::DEFAULT_SEED);
-    let dataset = generate::generate(&args.gen_args.config(seed, !args.full)?);
-    Ok((dataset, Some(seed)))
+    let config = args.gen_args.config(seed, !args.full)?;
+    Ok(DataSource::Generated {
+        seed,
+        full: args.full,
+        generator: config.generator,
+        phrasing: config.phrasing,
+    })
 }

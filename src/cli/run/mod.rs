@@ -10,11 +10,12 @@ pub use shard::Shard;
 use super::select::{self, LlmContext};
 use super::{CliResult, signals};
 use crate::metrics::BootstrapConfig;
-use crate::report::journal::{self, Journal, JournalConfig};
-use crate::report::{self, RunInfo, Summary};
-use crate::run::{JournalSink, RunConfig, Runner, Stop};
+use crate::report::journal;
+use crate::report::{self, Summary};
+use crate::run::request_names;
+use crate::run::{JournalSink, OpenJournal, RunConfig, Runner, Session, Stop};
 use crate::system::builtin;
-use data::load_dataset;
+use data::data_source;
 use progress::Bar;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -153,7 +154,8 @@ async fn run_async(args: Args) -> CliResult {
     // Before any work: the output directory must be writable, and ours alone.
     report::check_writable(&args.out)?;
     let lock = report::DirLock::report_dir(&args.out)?;
-    let (dataset, data_seed) = load_dataset(&args)?;
+    let source = data_source(&args)?;
+    let dataset = source.load(args.full, None)?;
     let expected: std::collections::BTreeSet<String> = request_names(&dataset.instances);
     let instances = match args.shard {
         Some(shard) => shard.select(&dataset.instances),
@@ -253,11 +255,21 @@ async fn run_async(args: Args) -> CliResult {
     let stop = Arc::new(Stop::default());
     let interrupt = signals::listen(stop.clone(), &marker, &marker_path, lock.path())?;
     let mut failing = Vec::new();
-    let bootstrap = BootstrapConfig {
-        resamples: args.bootstrap,
-        seed: args.bootstrap_seed,
-        ..BootstrapConfig::default()
+    let session = Session {
+        dataset,
+        source,
+        answerer: answerer.clone(),
+        judge: judge.clone(),
+        bootstrap: BootstrapConfig {
+            resamples: args.bootstrap,
+            seed: args.bootstrap_seed,
+            ..BootstrapConfig::default()
+        },
+        system_retries: args.system_retries,
+        shard: args.shard.map(|s| s.to_string()),
+        run_id: run_id.clone(),
     };
+    let dataset = &session.dataset;
     let questions: usize = instances
         .iter()
         .map(|i| {
@@ -289,44 +301,21 @@ async fn run_async(args: Args) -> CliResult {
         let info = factory.info();
         let dir = args.out.join(&dir_name);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let journal_config = JournalConfig {
-            spec: spec.clone(),
-            system: info.clone(),
-            judge: judge.name(),
-            answerer: answerer.name(),
-            dataset_checksum: dataset.checksum.clone(),
-            data_seed,
-            instances: instances.iter().map(|i| i.id.clone()).collect(),
-            shard: args.shard.map(|s| s.to_string()),
-            system_retries: args.system_retries,
-            bootstrap: (args.bootstrap, args.bootstrap_seed),
-        };
-        let journal_path = dir.join(journal::JOURNAL);
-        let (journal, completed) = if args.resume && journal_path.is_file() {
-            let all = crate::run::Selection::All;
-            let expected = Runner::expected_passes(instances.iter().map(|i| (i, &all)));
-            let resumed = Journal::resume(&journal_path, &journal_config, &expected)?;
-            for why in &resumed.rejected {
-                eprintln!("bemula: {}: {}: {why}", info.name, journal_path.display());
-            }
-            let (journal, completed) = (resumed.journal, resumed.completed);
-            eprintln!(
-                "bemula: {}: resuming run {}: {} of {} passes already done",
-                info.name,
-                journal.run_id(),
-                completed.len(),
-                2 * instances.len()
-            );
-            (journal, completed)
-        } else {
-            // A fresh start: no report of an earlier run stays beside the new journal.
-            report::remove_reports(&dir)?;
-            (
-                Journal::create(&journal_path, &run_id, &journal_config)?,
-                Default::default(),
-            )
-        };
-        let journal = Arc::new(journal);
+        let journal_config = session.journal_config(
+            &spec,
+            info.clone(),
+            instances.iter().map(|i| i.id.clone()).collect(),
+        );
+        let all = crate::run::Selection::All;
+        let expected_passes = Runner::expected_passes(instances.iter().map(|i| (i, &all)));
+        let label = format!("{}: ", crate::terminal::inline(&info.name));
+        let OpenJournal { journal, completed } = session.journal(
+            &dir.join(journal::JOURNAL),
+            &journal_config,
+            args.resume,
+            &expected_passes,
+            &label,
+        )?;
         let progress = Arc::new(Bar::new(&info.name, questions, instances.len()));
         let config = RunConfig {
             jobs,
@@ -368,42 +357,7 @@ async fn run_async(args: Args) -> CliResult {
             }
             remote.shutdown_gracefully().await;
         }
-        let mut run_info = RunInfo {
-            system: info,
-            judge: judge.name(),
-            answerer: answerer.name(),
-            dataset: dataset.source.clone(),
-            dataset_checksum: dataset.checksum.clone(),
-            data_seed,
-            ..RunInfo::default()
-        };
-        if let Some(shard) = args.shard {
-            run_info
-                .extra
-                .insert("shard".into(), shard.to_string().into());
-        }
-        if let Some(stderr) = selected
-            .remote
-            .as_ref()
-            .and_then(|r| r.stderr_tail())
-            .filter(|s| !s.is_empty())
-        {
-            run_info
-                .extra
-                .insert("adapter_stderr_tail".into(), stderr.into());
-        }
-        if let Some(remote) = selected.remote.as_ref().filter(|r| r.processes() > 1) {
-            run_info.extra.insert(
-                "adapter_processes".into(),
-                serde_json::json!(remote.process_stats()),
-            );
-            if let Some(line) = remote.pool_line() {
-                eprintln!(
-                    "bemula: {}: {line}",
-                    crate::terminal::inline(&run_info.system.name)
-                );
-            }
-        }
+        let mut run_info = session.run_info(info, selected.remote.as_deref());
         if let Some(usage) = llm.usage_since(&usage_mark) {
             run_info.extra.insert("usage".into(), usage);
         }
@@ -413,10 +367,7 @@ async fn run_async(args: Args) -> CliResult {
                 .extra
                 .insert("judge_stats".into(), judge_stats_delta(before, after));
         }
-        let mut summary = Summary::build(&records, run_info, &bootstrap);
-        summary.run_id = Some(journal.run_id().to_string());
-        let present = summary.requests.iter().map(report::outcome_name).collect();
-        summary.coverage = Some(report::Coverage::of(&expected, &present));
+        let summary = session.summarise(&records, run_info, Some(journal.run_id()), &expected);
         report::write_all(&dir, &records, &summary, &Default::default())?;
         eprintln!(
             "bemula: {} done in {:.1}s, reports in {}",
@@ -605,20 +556,6 @@ fn baseline_of(dir: &std::path::Path, name: &str, systems: usize) -> Result<Path
         dir.join("summary.json").display(),
         dir.display()
     ))
-}
-
-/// The test names of every request of `instances`.
-pub(crate) fn request_names(
-    instances: &[crate::dataset::Instance],
-) -> std::collections::BTreeSet<String> {
-    instances
-        .iter()
-        .flat_map(|i| {
-            i.requests
-                .iter()
-                .map(|r| report::test_name(&i.id, &r.id, r.kind))
-        })
-        .collect()
 }
 
 /// Report directory names for `specs`, one each and all distinct: [`dir_name`], and
