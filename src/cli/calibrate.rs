@@ -411,9 +411,10 @@ enum Chosen {
     ),
 }
 
-/// The rule judge, when this build has it.
-fn rule_judge() -> Result<Arc<dyn Judge>, String> {
-    Ok(Arc::new(crate::judge::rule::RuleJudge))
+/// The offline judge `spec` names.
+fn offline_judge(spec: &crate::judge::spec::JudgeSpec) -> Result<Arc<dyn Judge>, String> {
+    spec.offline()
+        .ok_or_else(|| format!("judge {spec}: no offline judge of that name"))
 }
 
 /// Picks the judge named by `spec` ([`crate::judge::spec::JudgeSpec`]).
@@ -435,7 +436,7 @@ fn choose_judge(args: &Args) -> Result<Chosen, String> {
             Ok((Arc::new(judge), meter))
         };
         match spec {
-            JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
+            JudgeSpec::Offline(_) => offline_judge(&spec).map(Chosen::Plain),
             JudgeSpec::Llm(models) => {
                 let (judge, meter) = llm_judge(&models)?;
                 Ok(Chosen::Llm(judge, meter))
@@ -449,7 +450,7 @@ fn choose_judge(args: &Args) -> Result<Chosen, String> {
     }
     #[cfg(not(feature = "llm"))]
     match spec {
-        JudgeSpec::Rule => rule_judge().map(Chosen::Plain),
+        JudgeSpec::Offline(_) => offline_judge(&spec).map(Chosen::Plain),
         other => Err(format!(
             "judge {other}: this build has no `llm` feature, so only `rule` is available"
         )),

@@ -5,7 +5,6 @@
 
 use crate::answer::{Answerer, Extractive};
 use crate::judge::Judge;
-use crate::judge::rule::RuleJudge;
 use crate::judge::spec::JudgeSpec;
 use crate::system::remote::{self, RemoteFactory, RemoteOptions};
 use crate::system::spec::SystemSpec;
@@ -249,8 +248,12 @@ fn embed_rag(_model: &str, _llm: &LlmContext) -> Result<SelectedSystem, Error> {
 /// per model. `rule+llm:MODEL[+MODEL…]` is the hybrid judge: the rule judge, and the LLM
 /// judge for the items the rules leave unscored.
 pub async fn judge(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Judge>, Error> {
-    match spec.parse::<JudgeSpec>()? {
-        JudgeSpec::Rule => Ok(Arc::new(RuleJudge)),
+    let parsed = spec.parse::<JudgeSpec>()?;
+    if let Some(judge) = parsed.offline() {
+        return Ok(judge);
+    }
+    match parsed {
+        JudgeSpec::Offline(name) => Err(format!("unknown offline judge {name:?}").into()),
         JudgeSpec::Llm(models) => Ok(llm_judge(spec, &models, llm).await?),
         JudgeSpec::Hybrid(models) => {
             let fallback = llm_judge(spec, &models, llm).await?;

@@ -9,6 +9,28 @@ pub mod spec;
 use crate::dataset::{Attack, Suite, Version};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A judge that works offline, as a judge spec names it (`--judge NAME`).
+pub struct Entry {
+    /// Its name in a spec.
+    pub name: &'static str,
+    /// Makes it.
+    pub make: fn() -> Arc<dyn Judge>,
+}
+
+/// Every offline judge bemula is built with. A new one is a file of its own (a module
+/// of this one) and one line here; [`spec::JudgeSpec`] then names it in every front
+/// end (`bemula run`, `bemula test`, `bemula calibrate`).
+pub const OFFLINE: &[Entry] = &[Entry {
+    name: "rule",
+    make: || Arc::new(rule::RuleJudge),
+}];
+
+/// The offline judge called `name`.
+pub fn offline(name: &str) -> Option<&'static Entry> {
+    OFFLINE.iter().find(|e| e.name == name)
+}
 
 /// Everything a judge may look at for one item: never the system itself.
 #[derive(Debug, Clone, Copy)]

@@ -1,22 +1,25 @@
 //! The judge a spec names (`--judge`, `BEMULA_JUDGE`): parsed here once, for every
 //! front end, whether or not this build has the LLM judge.
 //!
-//! - `rule`: the deterministic rule judge;
+//! - `rule`: the deterministic rule judge (or any other offline judge of
+//!   [`super::OFFLINE`], by its name);
 //! - `llm:MODEL[+MODEL…]`: the LLM judge of one or more models (`,` also separates
 //!   them; a model name may hold `:` and `/`, as in `llm:llama3.1:8b` or
 //!   `llm:Qwen/Qwen3-32B`), the majority deciding;
 //! - `rule+llm:MODEL[+MODEL…]`: the hybrid judge, the rules deciding what they can and
 //!   the LLM judge only what they leave unscored.
 
+use super::Judge;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// A judge as a spec names it; the models are names, to be given an endpoint's
 /// settings by the front end that builds the judge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JudgeSpec {
-    /// `rule`.
-    Rule,
+    /// An offline judge by its name ([`super::OFFLINE`]): `rule`.
+    Offline(&'static str),
     /// `llm:M1[+M2…]`.
     Llm(Vec<String>),
     /// `rule+llm:M1[+M2…]`.
@@ -33,8 +36,8 @@ impl FromStr for JudgeSpec {
 
     fn from_str(spec: &str) -> Result<JudgeSpec, SpecError> {
         let spec = spec.trim();
-        if spec == "rule" {
-            return Ok(JudgeSpec::Rule);
+        if let Some(entry) = super::offline(spec) {
+            return Ok(JudgeSpec::Offline(entry.name));
         }
         if let Some(second) = spec.strip_prefix("rule+") {
             let Some(models) = second.strip_prefix("llm:") else {
@@ -45,8 +48,13 @@ impl FromStr for JudgeSpec {
             return model_list(models, "judge", spec).map(JudgeSpec::Hybrid);
         }
         let Some(models) = spec.strip_prefix("llm:") else {
+            let offline: Vec<String> = super::OFFLINE
+                .iter()
+                .map(|e| format!("`{}`", e.name))
+                .collect();
             return Err(SpecError(format!(
-                "unknown judge {spec:?}: expected `rule`, `llm:MODEL[+MODEL…]` or `rule+llm:MODEL[+MODEL…]`"
+                "unknown judge {spec:?}: expected {}, `llm:MODEL[+MODEL…]` or `rule+llm:MODEL[+MODEL…]`",
+                offline.join(", ")
             )));
         };
         model_list(models, "judge", spec).map(JudgeSpec::Llm)
@@ -56,7 +64,7 @@ impl FromStr for JudgeSpec {
 impl fmt::Display for JudgeSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            JudgeSpec::Rule => f.write_str("rule"),
+            JudgeSpec::Offline(name) => f.write_str(name),
             JudgeSpec::Llm(models) => write!(f, "llm:{}", models.join("+")),
             JudgeSpec::Hybrid(models) => write!(f, "rule+llm:{}", models.join("+")),
         }
@@ -66,7 +74,21 @@ impl fmt::Display for JudgeSpec {
 impl JudgeSpec {
     /// Whether the judge calls a model.
     pub fn needs_model(&self) -> bool {
-        !matches!(self, JudgeSpec::Rule)
+        !matches!(self, JudgeSpec::Offline(_))
+    }
+
+    /// The rule judge's spec.
+    pub fn rule() -> JudgeSpec {
+        JudgeSpec::Offline("rule")
+    }
+
+    /// The judge itself, when it works offline (`None` for the judges that need a
+    /// model endpoint, which the front ends build with their endpoint settings).
+    pub fn offline(&self) -> Option<Arc<dyn Judge>> {
+        match self {
+            JudgeSpec::Offline(name) => super::offline(name).map(|e| (e.make)()),
+            JudgeSpec::Llm(_) | JudgeSpec::Hybrid(_) => None,
+        }
     }
 }
 
@@ -99,8 +121,8 @@ mod tests {
     #[test]
     fn every_form_parses_and_prints_back() {
         for (text, spec) in [
-            ("rule", JudgeSpec::Rule),
-            (" rule ", JudgeSpec::Rule),
+            ("rule", JudgeSpec::rule()),
+            (" rule ", JudgeSpec::rule()),
             ("llm:m", JudgeSpec::Llm(vec!["m".into()])),
             (
                 "llm:a+llama3.1:8b,Qwen/Q",
@@ -115,7 +137,12 @@ mod tests {
             assert_eq!(parsed, spec, "{text}");
             assert_eq!(parsed.to_string().parse::<JudgeSpec>().unwrap(), spec);
         }
-        assert!(!JudgeSpec::Rule.needs_model());
+        assert!(!JudgeSpec::rule().needs_model());
+        assert_eq!(
+            JudgeSpec::rule().offline().map(|j| j.name()).as_deref(),
+            Some("rule")
+        );
+        assert!(JudgeSpec::Llm(vec!["m".into()]).offline().is_none());
         assert!(JudgeSpec::Hybrid(vec!["m".into()]).needs_model());
     }
 

@@ -75,7 +75,10 @@ pub enum AnswererSpec {
 pub fn parse_judge_spec(spec: &str, base: &LlmConfig) -> Result<JudgeSpec, LlmError> {
     use crate::judge::spec::JudgeSpec as Parsed;
     match spec.parse::<Parsed>() {
-        Ok(Parsed::Rule) => Ok(JudgeSpec::Rule),
+        Ok(Parsed::Offline("rule")) => Ok(JudgeSpec::Rule),
+        Ok(Parsed::Offline(name)) => Err(LlmError::Config(format!(
+            "judge {name:?}: an offline judge other than `rule` is not an LLM judge spec"
+        ))),
         Ok(Parsed::Llm(models)) => Ok(JudgeSpec::Llm(
             models.into_iter().map(|m| base.for_model(m)).collect(),
         )),
