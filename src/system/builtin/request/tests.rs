@@ -268,3 +268,194 @@ fn ordinary_talk_is_no_request() {
         );
     }
 }
+
+/// The detectors that find a cue in `clause`, in order, with the cues' phrases.
+fn detected(clause: &str) -> Vec<(&'static str, String)> {
+    detect(&tokenize(&list_commas(clause)))
+        .into_iter()
+        .map(|(name, cue)| (name, cue.phrase.join(" ")))
+        .collect()
+}
+
+/// `detector` finds a cue in each of `yes` and nothing in any of `no`.
+fn detector_reads(detector: &str, yes: &[&str], no: &[&str]) {
+    assert!(
+        DETECTORS.iter().any(|(name, _)| *name == detector),
+        "{detector} is a detector"
+    );
+    for clause in yes {
+        let found = detected(clause);
+        assert!(
+            found.iter().any(|(name, _)| *name == detector),
+            "{detector} misses {clause:?}: {found:?}"
+        );
+    }
+    for clause in no {
+        let found = detected(clause);
+        assert!(
+            found.iter().all(|(name, _)| *name != detector),
+            "{detector} reads {clause:?} as a request: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn detector_rather_you_forgot() {
+    detector_reads(
+        "rather-you-forgot",
+        &["honestly I'd rather you forgot my old landlord's name"],
+        &["I'd rather you forget the plan, we'll make a new one tomorrow"],
+    );
+    assert_eq!(
+        detected("I'd rather you forgot my old landlord's name"),
+        vec![("rather-you-forgot", "my old landlord name".to_string())]
+    );
+}
+
+#[test]
+fn detector_deletion_verb() {
+    detector_reads(
+        "deletion-verb",
+        &[
+            "could you delete my sister's phone number",
+            "would you mind erasing my gym membership details",
+            "please get rid of everything about my old car from your notes",
+        ],
+        &[
+            "I deleted the photos from my phone last night",
+            "don't erase my sister's number",
+            "I need to get rid of the old sofa",
+        ],
+    );
+}
+
+#[test]
+fn detector_wish_it_gone() {
+    detector_reads(
+        "wish-it-gone",
+        &["I'd prefer that gone", "honestly I want it erased"],
+        &["the milk is gone already", "I want it by Friday"],
+    );
+}
+
+#[test]
+fn detector_should_not_exist() {
+    detector_reads(
+        "should-not-exist",
+        &["that note shouldn't exist anymore"],
+        &["dragons exist in my son's stories"],
+    );
+}
+
+#[test]
+fn detector_you_still_think() {
+    detector_reads(
+        "you-still-think",
+        &["you might still think my dentist is Dr. Okafor"],
+        &["I still think the blue one looks better"],
+    );
+}
+
+#[test]
+fn detector_idiom_of_the_past() {
+    detector_reads(
+        "idiom-of-the-past",
+        &[
+            "my night shifts at the bakery are all in the past",
+            "the marathon training is a chapter I've closed",
+            "oh and that changed recently",
+        ],
+        &["the past week was busy", "I changed the oil on Sunday"],
+    );
+}
+
+#[test]
+fn detector_not_in_your_memory() {
+    detector_reads(
+        "not-in-your-memory",
+        &["I don't want my blood type sitting in your memory"],
+        &[
+            "I don't want my coffee cold",
+            "I want my notes in your memory",
+        ],
+    );
+}
+
+#[test]
+fn detector_negated_retention() {
+    detector_reads(
+        "negated-retention",
+        &[
+            "please don't keep my bank details",
+            "there's no need to hang on to it",
+            "I'd rather my salary weren't something you remembered",
+        ],
+        &["please keep my bank details handy", "I don't keep receipts"],
+    );
+}
+
+#[test]
+fn detector_negated_inference() {
+    detector_reads(
+        "negated-inference",
+        &[
+            "please don't work out my age from my graduation year",
+            "don't infer where I live based on the bus routes",
+        ],
+        &[
+            "I worked out the budget from the receipts",
+            "I can't work out why the printer jams",
+        ],
+    );
+    assert_eq!(
+        detected("please don't work out my age from my graduation year"),
+        vec![("negated-inference", "my age".to_string())]
+    );
+}
+
+#[test]
+fn detector_never_told_or_happened() {
+    detector_reads(
+        "never-told-or-happened",
+        &[
+            "pretend I never told you about the speeding ticket",
+            "the whole engagement might as well never have happened",
+        ],
+        &["I never told my boss about the interview"],
+    );
+}
+
+#[test]
+fn detector_moved_on_from() {
+    detector_reads(
+        "moved-on-from",
+        &["I've moved on from the pottery class"],
+        &["we moved the party to Saturday"],
+    );
+}
+
+#[test]
+fn detector_outdated() {
+    detector_reads(
+        "outdated",
+        &[
+            "that phone number is outdated",
+            "my old job title is no longer accurate",
+            "the allergy thing isn't true anymore",
+            "my weekend job is behind me",
+        ],
+        &[
+            "the map in the car is accurate",
+            "my laptop is behind the sofa",
+        ],
+    );
+}
+
+#[test]
+fn every_detector_has_its_test() {
+    let source = include_str!("tests.rs");
+    for (name, _) in DETECTORS {
+        let test = format!("fn detector_{}()", name.replace('-', "_"));
+        assert!(source.contains(&test), "no test `{test}` for {name}");
+    }
+}
