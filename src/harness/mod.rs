@@ -50,25 +50,30 @@ use crate::system::remote::{RemoteFactory, preflight};
 use crate::system::spec::SystemSpec;
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+mod error;
 mod expectations;
 mod gate;
-mod parts;
+mod reports;
 mod run;
 mod settings;
 mod trials;
 
+pub use crate::report::merge::{
+    Assembled, RunChoice, RunListing, assemble, assemble_many, assemble_runs, list_runs,
+};
+pub use crate::report::parts::{KEEP_PART_RUNS, PARTS, Part, TrialOutcome};
+use crate::report::parts::{mark_reports_pending, prune_part_runs, report_command, sanitize};
+pub use error::HarnessError;
 pub use expectations::*;
 pub use gate::*;
-pub use parts::*;
+use reports::*;
 pub use settings::*;
-pub use trials::TrialOutcome;
 use trials::*;
 
 /// The `cargo test` harness. Build it with a system factory, adjust it, and `run` it

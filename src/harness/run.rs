@@ -11,17 +11,22 @@ impl Harness {
 
     /// Runs the harness with the given libtest arguments.
     pub fn run_with_args(self, args: Arguments) -> ExitCode {
-        match self.try_run(args) {
+        match self.try_run_with_args(args) {
             Ok(code) => code,
             Err(message) => {
-                eprintln!("bemula: error: {}", crate::terminal::lines(&message));
+                eprintln!(
+                    "bemula: error: {}",
+                    crate::terminal::lines(&message.to_string())
+                );
                 ExitCode::from(2)
             }
         }
     }
 
-    fn try_run(self, args: Arguments) -> Result<ExitCode, String> {
-        let settings = self.settings().map_err(|e| e.to_string())?;
+    /// Runs the harness with the given libtest arguments, and returns why it could not
+    /// be run instead of printing it.
+    pub fn try_run_with_args(self, args: Arguments) -> Result<ExitCode, HarnessError> {
+        let settings = self.settings()?;
         let exact_instance = args
             .filter
             .as_deref()
@@ -33,7 +38,8 @@ impl Harness {
         let session = Session::new(
             settings
                 .data
-                .load(settings.full, settings.target_dir.as_deref())?,
+                .load(settings.full, settings.target_dir.as_deref())
+                .map_err(HarnessError::Data)?,
             settings.data.clone(),
             self.answerer.clone(),
             self.judge.clone(),
@@ -41,7 +47,8 @@ impl Harness {
         );
         let dataset = &session.dataset;
         let expectations = match &settings.expectations {
-            Some(path) => Expectations::read_or_bless(path, settings.bless)?,
+            Some(path) => Expectations::read_or_bless(path, settings.bless)
+                .map_err(HarnessError::Expectations)?,
             None => Expectations::default(),
         };
 
@@ -58,10 +65,10 @@ impl Harness {
         }
         names.sort();
         if names.is_empty() && exact_instance.is_none() {
-            return Err(format!(
+            return Err(HarnessError::Data(format!(
                 "no forget requests in {}: the data is missing or empty",
                 dataset.source
-            ));
+            )));
         }
         let all_names: BTreeSet<String> = names.iter().map(|(n, _, _)| n.clone()).collect();
         if let Some(path) = &settings.expectations {
@@ -108,14 +115,11 @@ impl Harness {
         let _lock = match nextest_run {
             Some(_) => None,
             None => {
-                report::check_writable(&settings.report_dir).map_err(|e| e.to_string())?;
-                Some(
-                    report::DirLock::report_dir_of(
-                        &settings.report_dir,
-                        "BEMULA_REPORT_DIR (--report-dir of `bemula test`)",
-                    )
-                    .map_err(|e| e.to_string())?,
-                )
+                report::check_writable(&settings.report_dir)?;
+                Some(report::DirLock::report_dir_of(
+                    &settings.report_dir,
+                    "BEMULA_REPORT_DIR (--report-dir of `bemula test`)",
+                )?)
             }
         };
         if selected.is_empty() {
@@ -131,59 +135,64 @@ impl Harness {
             );
             if nextest_run.is_none() {
                 // No report of an earlier run stays where this run's is expected.
-                report::remove_reports(&settings.report_dir).map_err(|e| e.to_string())?;
+                report::remove_reports(&settings.report_dir)?;
             }
         }
         let runtime = match self.runtime {
             Some(runtime) => runtime,
-            None => crate::run::runtime()?,
+            None => crate::run::runtime().map_err(HarnessError::Runtime)?,
         };
         let (factory, remote): (SharedFactory, Option<Arc<RemoteFactory>>) = match &self.factory {
             FactorySource::Ready(factory) => (factory.clone(), None),
             FactorySource::Instrument(name) => (
                 crate::system::builtin::instrument::factory(name, &dataset.instances).ok_or_else(
                     || {
-                        format!(
+                        HarnessError::System(format!(
                             "unknown instrument {name:?}: expected one of {}",
                             crate::system::builtin::instrument::NAMES.join(", ")
-                        )
+                        ))
                     },
                 )?,
                 None,
             ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
-            FactorySource::Adapter(spec) => match spec.parse::<SystemSpec>()? {
-                SystemSpec::Builtin(name) => (
-                    crate::system::builtin::factory(&name)
-                        .ok_or_else(|| format!("unknown built-in system {name:?}"))?,
-                    None,
-                ),
-                SystemSpec::Instrument(name) => (
-                    crate::system::builtin::instrument::factory(&name, &dataset.instances)
-                        .ok_or_else(|| format!("unknown instrument {name:?}"))?,
-                    None,
-                ),
-                SystemSpec::Stdio(spec) | SystemSpec::Http(spec) => {
-                    let options = crate::system::remote::RemoteOptions {
-                        processes: settings.adapter_processes,
-                        ..Default::default()
-                    };
-                    let client = Arc::new(
-                        runtime
-                            .block_on(crate::system::remote::connect(&spec, &options))
-                            .map_err(|e| e.to_string())?,
-                    );
-                    (client.clone(), Some(client))
-                }
-                llm @ (SystemSpec::FullContext(_) | SystemSpec::EmbedRag(_)) => {
-                    return Err(format!(
-                        "`{llm}` needs a model endpoint, which Harness::adapter does not set up: \
+            FactorySource::Adapter(spec) => {
+                match spec.parse::<SystemSpec>().map_err(HarnessError::System)? {
+                    SystemSpec::Builtin(name) => (
+                        crate::system::builtin::factory(&name).ok_or_else(|| {
+                            HarnessError::System(format!("unknown built-in system {name:?}"))
+                        })?,
+                        None,
+                    ),
+                    SystemSpec::Instrument(name) => (
+                        crate::system::builtin::instrument::factory(&name, &dataset.instances)
+                            .ok_or_else(|| {
+                                HarnessError::System(format!("unknown instrument {name:?}"))
+                            })?,
+                        None,
+                    ),
+                    SystemSpec::Stdio(spec) | SystemSpec::Http(spec) => {
+                        let options = crate::system::remote::RemoteOptions {
+                            processes: settings.adapter_processes,
+                            ..Default::default()
+                        };
+                        let client = Arc::new(
+                            runtime
+                                .block_on(crate::system::remote::connect(&spec, &options))
+                                .map_err(|e| HarnessError::System(e.to_string()))?,
+                        );
+                        (client.clone(), Some(client))
+                    }
+                    llm @ (SystemSpec::FullContext(_) | SystemSpec::EmbedRag(_)) => {
+                        return Err(HarnessError::System(format!(
+                            "`{llm}` needs a model endpoint, which Harness::adapter does not set up: \
                          run it with `bemula test --system {llm}` (the endpoint flags and \
                          BEMULA_LLM_BASE_URL apply), or build its factory and pass it to \
                          Harness::with_factory"
-                    ));
+                        )));
+                    }
                 }
-            },
+            }
         };
         if let Some(run) = &nextest_run {
             // The first process of a new nextest run makes room for its parts, and the
@@ -193,15 +202,16 @@ impl Harness {
             if !run_dir.exists() {
                 prune_part_runs(&parts_dir, KEEP_PART_RUNS - 1);
                 std::fs::create_dir_all(&run_dir)
-                    .map_err(|e| format!("{}: {e}", run_dir.display()))?;
-                mark_reports_pending(&settings.report_dir, run).map_err(|e| e.to_string())?;
+                    .map_err(|e| HarnessError::Io(format!("{}: {e}", run_dir.display())))?;
+                mark_reports_pending(&settings.report_dir, run)?;
             }
         }
         if let Some(client) = remote
             .as_ref()
             .filter(|_| settings.preflight && !selected.is_empty())
         {
-            run_preflight(&runtime, client, &settings, nextest_run.as_deref())?;
+            run_preflight(&runtime, client, &settings, nextest_run.as_deref())
+                .map_err(HarnessError::System)?;
         }
         let mut runner = Runner::new(
             factory.clone(),
@@ -236,9 +246,7 @@ impl Harness {
                 .collect();
             let expected = Runner::expected_passes(selections.iter().map(|(i, s)| (*i, s)));
             let path = settings.report_dir.join(journal::JOURNAL);
-            let open = session
-                .journal(&path, &config, settings.resume, &expected, "")
-                .map_err(|e| e.to_string())?;
+            let open = session.journal(&path, &config, settings.resume, &expected, "")?;
             run_id = Some(open.journal.run_id().to_string());
             runner = runner
                 .with_completed(open.completed)
@@ -405,7 +413,7 @@ impl Harness {
             && let Some(path) = &settings.expectations
         {
             let updated = expectations.blessed(&passed_by_name);
-            updated.write(path)?;
+            updated.write(path).map_err(HarnessError::Expectations)?;
             eprintln!(
                 "bemula: rewrote {} from this run: {} known failures",
                 path.display(),
@@ -436,7 +444,8 @@ impl Harness {
             }
             eprintln!(
                 "{}",
-                crate::gate::bless_baseline(&settings.report_dir, &gate.baseline)?
+                crate::gate::bless_baseline(&settings.report_dir, &gate.baseline)
+                    .map_err(HarnessError::Gate)?
             );
             return Ok(ExitCode::SUCCESS);
         }
@@ -446,7 +455,7 @@ impl Harness {
             settings.regression.as_ref().filter(|_| !deferred_gate),
             summary.as_ref(),
         ) {
-            let (ok, lines) = gate.check(summary, &records)?;
+            let (ok, lines) = gate.check(summary, &records).map_err(HarnessError::Gate)?;
             regression_pass = ok;
             regression_lines = lines;
         }

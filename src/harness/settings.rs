@@ -324,18 +324,6 @@ impl Harness {
     }
 }
 
-pub(super) fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// `target/bemula/<test binary>`: the target directory is found from the running test
 /// binary (the ancestor holding cargo's `CACHEDIR.TAG`), or `CARGO_TARGET_DIR`.
 pub(super) fn default_report_dir(target_dir: Option<&Path>) -> PathBuf {

@@ -266,3 +266,51 @@ fn expectations_round_trip_and_reject_malformed_lines() {
     let err = Expectations::read(&path).unwrap_err();
     assert!(err.contains("expected.txt:2:"), "{err}");
 }
+
+#[test]
+fn a_run_that_cannot_be_made_says_why_by_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = || Arguments {
+        quiet: true,
+        logfile: Some(tmp.path().join("libtest.log").display().to_string()),
+        ..Arguments::default()
+    };
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = Harness::adapter("naive-rag")
+        .data(&empty)
+        .report_dir(tmp.path().join("a"))
+        .env_source(|_| None)
+        .try_run_with_args(args())
+        .unwrap_err();
+    assert!(matches!(err, HarnessError::Data(_)), "{err:?}");
+    assert!(
+        err.to_string().contains(&empty.display().to_string()),
+        "{err}"
+    );
+
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample/short_001.json"),
+        data.join("short_001.json"),
+    )
+    .unwrap();
+    let err = Harness::adapter("naive_rag")
+        .data(&data)
+        .report_dir(tmp.path().join("b"))
+        .env_source(|_| None)
+        .try_run_with_args(args())
+        .unwrap_err();
+    assert!(matches!(err, HarnessError::System(_)), "{err:?}");
+    assert!(err.to_string().contains("naive_rag"), "{err}");
+
+    let err = Harness::adapter("naive-rag")
+        .data(&data)
+        .report_dir(tmp.path().join("c"))
+        .env_source(|name| (name == "BEMULA_MIN_RPR").then(|| "most".to_string()))
+        .try_run_with_args(args())
+        .unwrap_err();
+    assert!(matches!(err, HarnessError::Settings(_)), "{err:?}");
+    assert!(err.to_string().contains("BEMULA_MIN_RPR"), "{err}");
+}

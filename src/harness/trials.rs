@@ -51,18 +51,6 @@ pub(super) enum FactorySource {
     Instrument(String),
 }
 
-/// The outcome of one trial, kept for the reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrialOutcome {
-    /// Whether the request passed.
-    pub passed: bool,
-    /// Whether it is listed as a known failure.
-    pub known_failure: bool,
-    /// Wall time of the trial in seconds (including the instance's ingestion when this
-    /// trial was the one that did it).
-    pub seconds: f64,
-}
-
 /// An instance's records and its requests' outcomes, scored once for all its trials.
 pub(super) struct InstanceResult {
     records: Vec<Record>,

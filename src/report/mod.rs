@@ -12,7 +12,9 @@ pub mod journal;
 mod junit;
 pub mod legend;
 mod markdown;
+pub mod merge;
 mod message;
+pub mod parts;
 mod svg;
 
 pub use dir::{

@@ -630,19 +630,10 @@ fn judge_stats_delta(
     value
 }
 
-/// A directory name for a system spec: its characters outside `[A-Za-z0-9._-]` become `_`.
+/// A directory name for a system spec: [`report::parts::sanitize`], at most 80
+/// characters.
 pub(crate) fn dir_name(spec: &str) -> String {
-    let name: String = spec
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    name.chars().take(80).collect()
+    report::parts::sanitize(spec).chars().take(80).collect()
 }
 
 #[cfg(test)]

@@ -1,153 +1,14 @@
-//! Report parts: what each process of a cargo-nextest run leaves, and how the parts of
-//! one run (or of several shards) are listed, chosen and assembled into one report.
+//! Reports merged from several sources: the parts of cargo-nextest runs (listed and
+//! chosen by run), the report directories of `bemula run --shard`, or both; `bemula
+//! report` and the harness's own merge call it.
 
-use super::*;
-
-/// The directory of the report parts that cargo-nextest processes leave.
-pub const PARTS: &str = "parts";
-
-/// How many nextest runs' parts a report directory keeps: a new run removes the older
-/// ones beyond these.
-pub const KEEP_PART_RUNS: usize = 5;
-
-/// Which reports a harness process writes.
-pub(super) enum ReportRun<'a> {
-    /// Its part of the cargo-nextest run of this id.
-    NextestPart(&'a str),
-    /// The reports of a plain run, under the run's id (its journal's) when it has one.
-    Plain(Option<String>),
-}
-
-pub(super) fn write_reports(
-    settings: &Settings,
-    (session, info): (&Session, &RunInfo),
-    records: &[Record],
-    outcomes: &BTreeMap<String, TrialOutcome>,
-    run: ReportRun<'_>,
-    expected: &BTreeSet<String>,
-    expectations: &Expectations,
-) -> Result<Option<Summary>, String> {
-    let dir = &settings.report_dir;
-    let run_id = match run {
-        ReportRun::Plain(run_id) => run_id,
-        ReportRun::NextestPart(run) => {
-            // One process per test: leave this process's part; `bemula report DIR` assembles.
-            let part_dir = dir.join(PARTS).join(sanitize(run));
-            std::fs::create_dir_all(&part_dir)
-                .map_err(|e| format!("{}: {e}", part_dir.display()))?;
-            let stem = outcomes
-                .keys()
-                .next()
-                .map(|n| sanitize(n))
-                .unwrap_or_else(|| format!("pid{}", std::process::id()));
-            report::write_records(&part_dir.join(format!("{stem}.jsonl")), records)
-                .map_err(|e| e.to_string())?;
-            let part = Part {
-                info: info.clone(),
-                trials: outcomes.clone(),
-                expected: expected.iter().cloned().collect(),
-            };
-            let json = serde_json::to_vec_pretty(&part).map_err(|e| e.to_string())?;
-            return report::write_file(&part_dir.join(format!("{stem}.trials.json")), &json)
-                .map(|_| None)
-                .map_err(|e| e.to_string());
-        }
-    };
-    let summary = session.summarise(records, info.clone(), run_id.as_deref(), expected);
-    let times = outcomes
-        .iter()
-        .map(|(n, o)| (n.clone(), o.seconds))
-        .collect();
-    let known = known_map(settings.expectations.as_deref(), expectations);
-    report::write_all_marked(dir, records, &summary, &times, &known).map_err(|e| e.to_string())?;
-    Ok(Some(summary))
-}
-
-pub(super) fn known_map(
-    path: Option<&Path>,
-    expectations: &Expectations,
-) -> BTreeMap<String, String> {
-    let source = path.map(|p| p.display().to_string()).unwrap_or_default();
-    expectations
-        .names()
-        .map(|n| (n.clone(), source.clone()))
-        .collect()
-}
-
-/// `bemula report DIR`, the command that merges a nextest run's parts in `dir`.
-pub(super) fn report_command(dir: &Path) -> String {
-    let shown = dir.display().to_string();
-    match shlex::try_quote(&shown) {
-        Ok(quoted) => format!("bemula report {quoted}"),
-        Err(_) => format!("bemula report {shown}"),
-    }
-}
-
-/// At the start of a nextest run: the reports of an earlier run in `dir` are removed,
-/// and `summary.md` says that this run's reports are still to be merged, and how.
-pub(super) fn mark_reports_pending(dir: &Path, run: &str) -> Result<(), report::ReportError> {
-    let had_reports = dir.join(report::SUMMARY_JSON).is_file();
-    report::remove_reports(dir)?;
-    let text = format!(
-        "# bemula: reports pending\n\n\
-         cargo-nextest run `{run}` (started {}) runs each test in a process of its own; \
-         each process writes its results under `{}`, not here.{}\n\n\
-         Merge the run's parts into reports here with:\n\n    {}\n",
-        utc(std::time::SystemTime::now()),
-        Path::new(PARTS).join(sanitize(run)).display(),
-        if had_reports {
-            " The reports of the earlier run that were here were removed."
-        } else {
-            ""
-        },
-        report_command(dir)
-    );
-    report::write_file(&dir.join(report::SUMMARY_MD), text.as_bytes())
-}
-
-/// Removes all but the `keep` newest run directories under `parts`, saying which.
-pub(super) fn prune_part_runs(parts: &Path, keep: usize) {
-    let Ok(entries) = std::fs::read_dir(parts) else {
-        return;
-    };
-    let mut runs: Vec<(std::time::SystemTime, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .map(|e| {
-            (
-                e.metadata()
-                    .and_then(|m| m.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH),
-                e.path(),
-            )
-        })
-        .collect();
-    if runs.len() <= keep {
-        return;
-    }
-    runs.sort();
-    let old = runs.len() - keep;
-    for (_, path) in runs.into_iter().take(old) {
-        if std::fs::remove_dir_all(&path).is_ok() {
-            eprintln!(
-                "bemula: removed the parts of an old run, {} (the newest {KEEP_PART_RUNS} runs are kept)",
-                path.display()
-            );
-        }
-    }
-}
-
-/// What one test process leaves in a parts directory besides its records.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Part {
-    /// The run's configuration.
-    pub info: RunInfo,
-    /// Its trials' outcomes by test name.
-    pub trials: BTreeMap<String, TrialOutcome>,
-    /// The test names the whole run is expected to cover (every request of the data).
-    #[serde(default)]
-    pub expected: Vec<String>,
-}
+use super::parts::{PARTS, Part, TrialOutcome, is_parts_dir, is_run_dir, utc};
+use super::{RunInfo, Summary};
+use crate::metrics::BootstrapConfig;
+use crate::record::Record;
+use crate::report;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// Reports merged from several sources (report directories, the parts of
 /// process-per-test runs, shards).
@@ -422,7 +283,7 @@ impl RunListing {
 }
 
 /// The configuration in a few words: system and settings, judge, answerer, data.
-pub(super) fn describe_config(info: &RunInfo) -> String {
+pub(crate) fn describe_config(info: &RunInfo) -> String {
     let settings = if info.system.settings.is_empty() {
         String::new()
     } else {
@@ -443,57 +304,6 @@ pub(super) fn describe_config(info: &RunInfo) -> String {
     )
 }
 
-/// `2026-12-02 01:50:35 UTC`.
-pub(super) fn utc(time: std::time::SystemTime) -> String {
-    let secs = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-pub(super) fn trial_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.to_string_lossy().ends_with(".trials.json"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Whether `dir` is one run's parts (`<report dir>/parts/<run id>`).
-pub(super) fn is_run_dir(dir: &Path) -> bool {
-    !trial_files(dir).is_empty()
-}
-
-/// Whether `dir` is a `parts/` directory itself (runs in its subdirectories).
-pub(super) fn is_parts_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .any(|e| e.path().is_dir() && is_run_dir(&e.path()))
-    })
-}
-
 /// The runs under a `parts/` directory, oldest first (by the time their last process
 /// wrote its outcome). A run directory without outcomes (a run under way, or one whose
 /// processes all failed to start) is not a run.
@@ -511,7 +321,7 @@ pub fn list_runs(parts: &Path) -> Result<Vec<RunListing>, String> {
 }
 
 /// Reads one run's outcomes (its records are read when it is merged).
-pub(super) fn read_run(dir: &Path) -> Result<RunListing, String> {
+pub(crate) fn read_run(dir: &Path) -> Result<RunListing, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(Result::ok)
@@ -586,7 +396,7 @@ pub(super) fn read_run(dir: &Path) -> Result<RunListing, String> {
 }
 
 /// The runs of `parts` listed, one a line.
-pub(super) fn run_list(runs: &[RunListing]) -> String {
+pub(crate) fn run_list(runs: &[RunListing]) -> String {
     runs.iter()
         .map(|r| format!("  {}", r.line()))
         .collect::<Vec<_>>()
@@ -595,7 +405,7 @@ pub(super) fn run_list(runs: &[RunListing]) -> String {
 
 /// Marks the runs `choice` picks (`runs` oldest first), adding what a reader should
 /// know about the choice to `notes`.
-pub(super) fn pick_runs(
+pub(crate) fn pick_runs(
     runs: &mut [RunListing],
     choice: &RunChoice,
     parts: &Path,
@@ -680,7 +490,7 @@ pub(super) fn pick_runs(
 }
 
 /// The settings that differ between two runs' configurations, by name.
-pub(super) fn config_differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
+pub(crate) fn config_differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
     let mut out = Vec::new();
     if a.system != b.system {
         out.push(format!(
