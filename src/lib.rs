@@ -79,6 +79,7 @@
 #![warn(missing_docs)]
 
 pub mod answer;
+pub mod backoff;
 pub mod cli;
 pub mod dataset;
 pub mod files;

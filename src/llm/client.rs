@@ -12,9 +12,6 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Longest backoff between two attempts, and longest `Retry-After` honoured.
-const MAX_BACKOFF: Duration = Duration::from_secs(60);
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
 /// Characters of an error body kept in an error message.
 const BODY_EXCERPT: usize = 300;
 /// The preflight's prompt version in the cache key, its message and reply budget.
@@ -475,12 +472,7 @@ impl LlmClient {
                 return Err(self.final_error(outcome, attempt, timeout));
             }
             meter.record_retry(role);
-            let backoff = self
-                .config
-                .backoff
-                .saturating_mul(2u32.saturating_pow(attempt - 1))
-                .min(MAX_BACKOFF);
-            let wait = retry_after.map_or(backoff, |d| d.min(MAX_RETRY_AFTER));
+            let wait = self.config.retry_policy().backoff(attempt - 1, retry_after);
             tokio::time::sleep(wait).await;
         }
     }

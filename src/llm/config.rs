@@ -42,7 +42,8 @@ pub struct LlmConfig {
     /// HTTP 429 or 5xx (so at most `retries + 1` attempts).
     pub retries: u32,
     /// First backoff between retries; it doubles on each retry (capped at 60 s). A
-    /// `Retry-After` header of a 429 reply takes precedence.
+    /// longer `Retry-After` header of a reply is honoured, up to 300 s
+    /// ([`LlmConfig::retry_policy`]).
     pub backoff: Duration,
     /// The model's context window in tokens, for the full-context system (tokens are
     /// estimated as characters / 4).
@@ -69,6 +70,17 @@ impl LlmConfig {
             backoff: Duration::from_secs(1),
             context_tokens: 128_000,
             cache_dir: Some(default_cache_dir()),
+        }
+    }
+
+    /// The retries of a request to this endpoint: `retries` re-sends, the wait doubling
+    /// from `backoff` up to 60 s, a longer `Retry-After` honoured up to 300 s.
+    pub fn retry_policy(&self) -> crate::backoff::RetryPolicy {
+        crate::backoff::RetryPolicy {
+            retries: self.retries,
+            base: self.backoff,
+            max_backoff: Duration::from_secs(60),
+            max_wait: Duration::from_secs(300),
         }
     }
 

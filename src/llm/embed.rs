@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Name of the system (`embed-rag:MODEL` on the command line).
 pub const NAME: &str = "embed-rag";
@@ -35,8 +34,6 @@ pub const BATCH: usize = 32;
 const VECTOR_FORMAT: &str = "bemula-embedding-cache/1";
 /// Characters of an error body kept in an error message.
 const BODY_EXCERPT: usize = 300;
-/// Longest backoff between two attempts.
-const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// A cached vector.
 #[derive(Debug, Serialize, Deserialize)]
@@ -282,12 +279,8 @@ impl EmbedClient {
                 });
             }
             self.meter.record_retry(Role::System);
-            let backoff = self
-                .config
-                .backoff
-                .saturating_mul(2u32.saturating_pow(attempt - 1))
-                .min(MAX_BACKOFF);
-            tokio::time::sleep(backoff).await;
+            let wait = self.config.retry_policy().backoff(attempt - 1, None);
+            tokio::time::sleep(wait).await;
         }
     }
 

@@ -19,58 +19,11 @@
 //! recorded as it is: restarting cannot change the answer.
 
 use crate::system::{ErrorKind, SystemError};
-use std::time::Duration;
 
 /// How many times a pass is restarted after a failure that may have acted, by default.
 pub const DEFAULT_MAX_RESTARTS: u32 = 2;
 
-/// How many times a call the system did not act on is re-sent, by default.
-pub const DEFAULT_RETRIES: u32 = 3;
-
-/// Re-sends of calls the system certainly did not act on: how many, and the backoff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Re-sends after the first try.
-    pub retries: u32,
-    /// Wait before the first re-send; doubled for each further one.
-    pub base: Duration,
-    /// Longest wait of the doubling.
-    pub max_backoff: Duration,
-    /// Longest wait even when the server asks for more.
-    pub max_wait: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> RetryPolicy {
-        RetryPolicy {
-            retries: DEFAULT_RETRIES,
-            base: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(5),
-            max_wait: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// The policy with `retries` re-sends and the default backoff.
-    pub fn with_retries(retries: u32) -> RetryPolicy {
-        RetryPolicy {
-            retries,
-            ..RetryPolicy::default()
-        }
-    }
-
-    /// The wait before re-send number `attempt + 1`: `base` doubling up to
-    /// `max_backoff`, or what the server asked for when that is longer (at most
-    /// `max_wait`).
-    pub fn backoff(&self, attempt: u32, asked: Option<Duration>) -> Duration {
-        let exp = self
-            .base
-            .saturating_mul(1u32 << attempt.min(16))
-            .min(self.max_backoff);
-        asked.map_or(exp, |asked| asked.max(exp)).min(self.max_wait)
-    }
-}
+pub use crate::backoff::{DEFAULT_RETRIES, RetryPolicy};
 
 /// What the runner does about a call that failed for good (after the client's safe
 /// re-sends).
@@ -106,23 +59,6 @@ pub fn recovery(err: &SystemError, call: CallKind) -> Recovery {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_and_honours_the_server() {
-        let p = RetryPolicy::default();
-        assert_eq!(p.backoff(0, None), Duration::from_millis(100));
-        assert_eq!(p.backoff(1, None), Duration::from_millis(200));
-        assert_eq!(p.backoff(10, None), Duration::from_secs(5));
-        assert_eq!(p.backoff(40, None), Duration::from_secs(5));
-        assert_eq!(
-            p.backoff(0, Some(Duration::from_secs(2))),
-            Duration::from_secs(2)
-        );
-        assert_eq!(
-            p.backoff(0, Some(Duration::from_secs(600))),
-            Duration::from_secs(60)
-        );
-    }
 
     #[test]
     fn writes_that_may_have_acted_restart_the_pass_and_queries_are_recorded() {
