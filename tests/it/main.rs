@@ -74,11 +74,6 @@ fn small_data(dir: &std::path::Path, keep: usize) -> std::path::PathBuf {
 /// cargo-nextest's run id are removed; a test sets what it needs after this.
 fn bemula_command() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bemula"));
-    for (var, _) in std::env::vars_os() {
-        let name = var.to_string_lossy();
-        if name.starts_with("BEMULA_") || name == "NEXTEST_RUN_ID" {
-            cmd.env_remove(&var);
-        }
-    }
+    support::scrub(&mut cmd);
     cmd
 }

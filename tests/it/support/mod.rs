@@ -24,7 +24,9 @@ impl Drop for HttpChild {
 /// Starts `program ARGS --http 127.0.0.1:0` and reads the bound URL from its first line
 /// (`listening on URL`); its standard error goes to the test's.
 pub(crate) fn start_http(program: &str, args: &[&str]) -> HttpChild {
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    scrub(&mut command);
+    let mut child = command
         .args(args)
         .args(["--http", "127.0.0.1:0"])
         .stdout(Stdio::piped())
@@ -52,4 +54,16 @@ pub(crate) fn start_http_command(command: &str) -> HttpChild {
     let words = shlex::split(command).expect("test command splits");
     let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
     start_http(&words[0], &args)
+}
+
+/// Leaves the test process's settings out of a command it starts: every `BEMULA_*`
+/// variable (data, gates, endpoints, cache) and cargo-nextest's run id; a test sets
+/// what it needs after this.
+pub(crate) fn scrub(command: &mut Command) {
+    for (var, _) in std::env::vars_os() {
+        let name = var.to_string_lossy();
+        if name.starts_with("BEMULA_") || name == "NEXTEST_RUN_ID" {
+            command.env_remove(&var);
+        }
+    }
 }
