@@ -5,7 +5,7 @@
 //! exit status exactly as the harness's gate does.
 
 use super::CliResult;
-use crate::harness::{self, Expectations, Gate};
+use crate::harness::{Expectations, Gate};
 use crate::metrics::BootstrapConfig;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,7 +25,7 @@ pub struct Args {
     /// configuration (the partitions of one change); or a run id (or the start of one).
     /// The runs found are listed, the merged ones marked `*`.
     #[arg(long, value_name = "ID|latest|all")]
-    pub run: Option<harness::RunChoice>,
+    pub run: Option<crate::report::merge::RunChoice>,
     /// Where the merged reports go (default: the only DIR, or the report directory
     /// above it when DIR is one run's parts, `<report dir>/parts/<run id>`; required
     /// with several).
@@ -145,7 +145,7 @@ pub fn run(args: Args) -> CliResult {
         ..BootstrapConfig::default()
     };
     let choice = args.run.clone().unwrap_or_default();
-    let assembled = harness::assemble_runs(&args.dirs, &choice, &bootstrap)?;
+    let assembled = crate::report::merge::assemble_runs(&args.dirs, &choice, &bootstrap)?;
     let summary = &assembled.summary;
     let coverage = summary.coverage.clone().unwrap_or_default();
     // The first line says whether the report is whole.
@@ -264,7 +264,7 @@ pub fn run(args: Args) -> CliResult {
 /// `<report dir>/parts/<run id>`.
 fn report_dir_of_run(dir: &std::path::Path) -> Option<PathBuf> {
     let parts = dir.parent()?;
-    if parts.file_name()? != harness::PARTS {
+    if parts.file_name()? != crate::report::parts::PARTS {
         return None;
     }
     let has_outcomes = std::fs::read_dir(dir)
