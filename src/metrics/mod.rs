@@ -18,7 +18,7 @@
 mod bootstrap;
 mod breakdown;
 pub(crate) mod effective;
-mod outcomes;
+pub(crate) mod outcomes;
 mod summary;
 
 pub use bootstrap::{BootstrapConfig, BootstrapError, Interval, bootstrap, bootstrap_difference};

@@ -75,7 +75,8 @@ pub struct RequestOutcome {
     pub failed: Vec<FailedItem>,
 }
 
-fn failed_item(item: &Item<'_>, preservation: bool) -> Option<FailedItem> {
+/// The failure of an item, as every report states it; `None` for an item that holds.
+pub(crate) fn failed_item(item: &Item<'_>, preservation: bool) -> Option<FailedItem> {
     let cause = item.cause?;
     let record = item.record;
     // The detail explains the reason without restating it: reports print both as

@@ -4,6 +4,7 @@
 
 use crate::dataset::{RequestType, Suite};
 use crate::metrics::effective::{self, Cause, Item};
+use crate::metrics::outcomes::failed_item;
 use crate::record::Record;
 use similar::{ChangeTag, TextDiff};
 use std::fmt::Write;
@@ -47,8 +48,11 @@ pub fn request_message(records: &[Record], request: &str) -> String {
     } else {
         let _ = writeln!(out, "{failed} of {total} sub-assertions fail");
     }
-    for item in mine.iter().chain(&preservation) {
-        write_item(&mut out, item);
+    for item in &mine {
+        write_item(&mut out, item, false);
+    }
+    for item in &preservation {
+        write_item(&mut out, item, true);
     }
     out
 }
@@ -60,24 +64,21 @@ fn label(record: &Record) -> String {
     }
 }
 
-fn write_item(out: &mut String, item: &Item<'_>) {
+/// One item: ✓ or ✗, and for a ✗ the failure as every report states it
+/// ([`crate::metrics::FailedItem`]: reason and detail), then the record a reader checks
+/// (the control record, when the item fails on its control probe).
+fn write_item(out: &mut String, item: &Item<'_>, preservation: bool) {
     let record = item.record;
     let mark = if item.effective() { '✓' } else { '✗' };
     let _ = writeln!(out, "  {mark} {:<20} {}", label(record), record.question_id);
+    let Some(failed) = failed_item(item, preservation) else {
+        return;
+    };
+    let _ = writeln!(out, "      {}: {}", failed.reason, one_line(&failed.detail));
     match item.cause {
-        None => {}
+        Some(Cause::ControlFailed(control)) => detail(out, control),
         Some(Cause::Error | Cause::Unscored | Cause::Wrong) => detail(out, record),
-        Some(Cause::ControlMissing) => {
-            let _ = writeln!(out, "      its control probe was not asked");
-        }
-        Some(Cause::ControlFailed(control)) => {
-            let _ = writeln!(
-                out,
-                "      the item holds on the forget version, but its control probe {} failed:",
-                control.question_id
-            );
-            detail(out, control);
-        }
+        Some(Cause::ControlMissing) | None => {}
     }
 }
 
@@ -241,11 +242,50 @@ mod tests {
             "{message}"
         );
         assert!(
-            message.contains("control probe pres-f07 failed"),
+            message.contains(
+                "preservation item failed: control probe failed: pres-f07 on the control version: gold not found"
+            ),
             "{message}"
         );
         assert!(message.contains("answer:   Porto."), "{message}");
         assert!(!message.contains("Lisbon, I think."), "{message}");
+    }
+
+    #[test]
+    fn every_failing_item_is_stated_as_the_reports_state_it() {
+        let mut efficacy = preservation(Version::Forget, "You live in Lisbon.", false);
+        efficacy.suite = Suite::Efficacy;
+        efficacy.request = Some("r1".into());
+        efficacy.request_type = Some(RequestType::F1);
+        efficacy.question_id = "eff-r1".into();
+        efficacy.expected = "[FORGOTTEN]".into();
+        efficacy.conditioned_on = Some("ret-r1".into());
+        efficacy.reason = "the target is still stated".into();
+        let mut retention = efficacy.clone();
+        retention.suite = Suite::Retention;
+        retention.version = Version::Control;
+        retention.question_id = "ret-r1".into();
+        retention.conditioned_on = None;
+        retention.correct = true;
+        retention.answer = Some("Lisbon.".into());
+        let records = vec![
+            retention,
+            efficacy,
+            preservation(Version::Control, "Porto.", false),
+            preservation(Version::Forget, "Lisbon.", true),
+        ];
+        let outcomes = crate::metrics::request_outcomes(&records);
+        assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+        assert_eq!(outcomes[0].failed.len(), 2, "{outcomes:?}");
+        let message = request_message(&records, "r1");
+        assert!(
+            message.starts_with("2 of 3 sub-assertions fail"),
+            "{message}"
+        );
+        for failed in &outcomes[0].failed {
+            let line = format!("{}: {}", failed.reason, failed.detail);
+            assert!(message.contains(&line), "{line:?} not in\n{message}");
+        }
     }
 
     #[test]
