@@ -116,8 +116,9 @@ impl Harness {
     /// ([`SystemSpec`]): an adapter of the `bemula-adapter/1` protocol,
     /// `cmd:python3 my_adapter.py` (stdio) or `http://127.0.0.1:8080/rpc` (HTTP), whose
     /// process is started (or server reached) and handshake made when the harness runs;
-    /// a built-in system (`naive-rag`); or an instrument (`oracle-forget`). A malformed
-    /// spec, or one that needs a model endpoint (`full-context:MODEL`), is an error
+    /// a built-in system (`naive-rag`); an instrument (`oracle-forget`); or a system
+    /// that calls a model (`full-context:MODEL`, `embed-rag:MODEL`), on the endpoint of
+    /// `BEMULA_LLM_BASE_URL` (and `BEMULA_EMBED_BASE_URL`). A malformed spec is an error
     /// when the harness runs.
     pub fn adapter(spec: impl Into<String>) -> Harness {
         Harness::from_source(FactorySource::Adapter(spec.into()))

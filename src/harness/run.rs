@@ -157,41 +157,21 @@ impl Harness {
             ),
             FactorySource::Remote(client) => (client.clone(), Some(client.clone())),
             FactorySource::Adapter(spec) => {
-                match spec.parse::<SystemSpec>().map_err(HarnessError::System)? {
-                    SystemSpec::Builtin(name) => (
-                        crate::system::builtin::factory(&name).ok_or_else(|| {
-                            HarnessError::System(format!("unknown built-in system {name:?}"))
-                        })?,
-                        None,
-                    ),
-                    SystemSpec::Instrument(name) => (
-                        crate::system::builtin::instrument::factory(&name, &dataset.instances)
-                            .ok_or_else(|| {
-                                HarnessError::System(format!("unknown instrument {name:?}"))
-                            })?,
-                        None,
-                    ),
-                    SystemSpec::Stdio(spec) | SystemSpec::Http(spec) => {
-                        let options = crate::system::remote::RemoteOptions {
-                            processes: settings.adapter_processes,
-                            ..Default::default()
-                        };
-                        let client = Arc::new(
-                            runtime
-                                .block_on(crate::system::remote::connect(&spec, &options))
-                                .map_err(|e| HarnessError::System(e.to_string()))?,
-                        );
-                        (client.clone(), Some(client))
-                    }
-                    llm @ (SystemSpec::FullContext(_) | SystemSpec::EmbedRag(_)) => {
-                        return Err(HarnessError::System(format!(
-                            "`{llm}` needs a model endpoint, which Harness::adapter does not set up: \
-                         run it with `bemula test --system {llm}` (the endpoint flags and \
-                         BEMULA_LLM_BASE_URL apply), or build its factory and pass it to \
-                         Harness::with_factory"
-                        )));
-                    }
-                }
+                // Every spec `bemula run` takes: a model endpoint's from the settings.
+                let options = crate::system::remote::RemoteOptions {
+                    processes: settings.adapter_processes,
+                    ..Default::default()
+                };
+                let selected = runtime
+                    .block_on(crate::run::select::system_with(
+                        spec,
+                        crate::run::DEFAULT_JOBS,
+                        &options,
+                        &settings.llm_context(),
+                        &dataset.instances,
+                    ))
+                    .map_err(|e| HarnessError::System(e.to_string()))?;
+                (selected.factory, selected.remote)
             }
         };
         if let Some(run) = &nextest_run {

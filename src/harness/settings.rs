@@ -28,6 +28,9 @@ pub use crate::run::DataSource;
 /// | `BEMULA_RESUME` | `1`: continue the interrupted run journaled in the report directory |
 /// | `BEMULA_NO_PREFLIGHT` | `1`: skip the adapter preflight ([`crate::system::remote::preflight`]) |
 /// | `BEMULA_ADAPTER_PROCESSES` | copies of a stdio adapter ([`Harness::adapter`] with `cmd:…`) run side by side, each namespace served by one (default 1) |
+/// | `BEMULA_LLM_BASE_URL` | the model endpoint of a `full-context:MODEL` adapter spec (default: `--base-url`'s) |
+/// | `BEMULA_EMBED_BASE_URL` | the embeddings endpoint of an `embed-rag:MODEL` adapter spec (default: the model endpoint) |
+/// | `BEMULA_CACHE` | the model response cache (default: `--cache`'s) |
 /// | `NEXTEST_RUN_ID` | set by cargo-nextest: the run this process is one part of (its results go to the report directory's `parts/`) |
 /// | `CARGO_TARGET_DIR` | cargo's target directory (default: the one holding the test binary): the default report directory and the cache of generated data are under it |
 ///
@@ -72,6 +75,14 @@ pub struct Settings {
     /// Cargo's target directory (`CARGO_TARGET_DIR`, or the one holding the running
     /// test binary), where generated data is cached.
     pub target_dir: Option<PathBuf>,
+    /// The model endpoint of a `full-context:MODEL` adapter spec
+    /// (`BEMULA_LLM_BASE_URL`; the `--base-url` default otherwise).
+    pub llm_base_url: Option<String>,
+    /// The embeddings endpoint of an `embed-rag:MODEL` adapter spec
+    /// (`BEMULA_EMBED_BASE_URL`; the chat endpoint otherwise).
+    pub embed_base_url: Option<String>,
+    /// The model response cache (`BEMULA_CACHE`; the default cache otherwise).
+    pub llm_cache: Option<PathBuf>,
 }
 
 /// A malformed setting.
@@ -320,7 +331,31 @@ impl Harness {
             adapter_processes,
             nextest_run: env("NEXTEST_RUN_ID"),
             target_dir,
+            llm_base_url: env("BEMULA_LLM_BASE_URL"),
+            embed_base_url: env("BEMULA_EMBED_BASE_URL"),
+            llm_cache: env("BEMULA_CACHE").map(PathBuf::from),
         })
+    }
+}
+
+impl Settings {
+    /// The model endpoint of these settings, for the systems that call a model.
+    pub(super) fn llm_context(&self) -> crate::run::select::LlmContext {
+        #[cfg(feature = "llm")]
+        {
+            let defaults = crate::llm::LlmArgs::default();
+            crate::run::select::LlmContext::new(crate::llm::LlmArgs {
+                base_url: self
+                    .llm_base_url
+                    .clone()
+                    .unwrap_or_else(|| crate::llm::DEFAULT_BASE_URL.to_string()),
+                embed_base_url: self.embed_base_url.clone(),
+                cache: self.llm_cache.clone(),
+                ..defaults
+            })
+        }
+        #[cfg(not(feature = "llm"))]
+        crate::run::select::LlmContext::new()
     }
 }
 

@@ -36,6 +36,7 @@ mod events;
 mod ingest;
 mod judging;
 mod reading;
+pub mod select;
 mod session;
 
 use events::PassEvents;

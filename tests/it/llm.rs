@@ -1633,3 +1633,48 @@ fn full_context_truncate_oldest_keeps_the_newest_turns_and_records_the_cut() {
         );
     }
 }
+
+/// `Harness::adapter` takes every spec `bemula run` takes: a system that calls a model
+/// gets the endpoint of the harness's settings (`BEMULA_LLM_BASE_URL`, read through
+/// the harness's environment like every other setting).
+#[test]
+fn the_harness_runs_a_model_system_on_the_endpoint_of_its_settings() {
+    let server = ChatServer::respond(|_| Scripted::reply("I don't know that."));
+    let tmp = tempfile::tempdir().unwrap();
+    let data = crate::small_data(tmp.path(), 1);
+    let reports = tmp.path().join("reports");
+    let (url, cache) = (server.url.clone(), tmp.path().join("cache"));
+    let env = move |name: &str| match name {
+        "BEMULA_LLM_BASE_URL" => Some(url.clone()),
+        "BEMULA_CACHE" => Some(cache.display().to_string()),
+        _ => None,
+    };
+    let code = bemula::harness::Harness::adapter("full-context:fc")
+        .data(&data)
+        .report_dir(&reports)
+        .env_source(env)
+        .run_with_args(libtest_mimic::Arguments {
+            quiet: true,
+            logfile: Some(tmp.path().join("libtest.log").display().to_string()),
+            ..Default::default()
+        });
+    let summary: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(reports.join("summary.json"))
+            .unwrap_or_else(|e| panic!("no summary ({e}); exit {code:?}")),
+    )
+    .unwrap();
+    assert_eq!(summary["counts"]["errors"], 0, "{summary}");
+    assert!(
+        summary["config"]["system"]["name"]
+            .as_str()
+            .is_some_and(|n| n.contains("full-context")),
+        "{}",
+        summary["config"]["system"]
+    );
+    let asked = server.requests();
+    assert!(!asked.is_empty(), "the model was called");
+    assert!(
+        asked.iter().all(|r| r.model() == "fc"),
+        "every call to the model named"
+    );
+}
