@@ -163,3 +163,110 @@ fn the_readme_dependency_resolves_without_a_published_crate() {
         "how to install the command"
     );
 }
+
+/// The top-level modules of `src/` that each module's code (tests and comments left
+/// out) names as `crate::NAME`, by module.
+fn module_uses() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut uses: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for path in all {
+        let rel = path.strip_prefix(&src).unwrap();
+        let first = rel.iter().next().unwrap().to_string_lossy().into_owned();
+        let module = first.trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let entry = uses.entry(module.clone()).or_default();
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or_default();
+            let mut rest = line;
+            while let Some(at) = rest.find("crate::") {
+                rest = &rest[at + "crate::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != module {
+                    entry.insert(name);
+                }
+                // `use crate::{a, b::c}`.
+                if let Some(list) = rest.strip_prefix('{') {
+                    for item in list.split(['}', ',']) {
+                        let name = item.trim().split("::").next().unwrap_or_default();
+                        if !name.is_empty() && name != module && name != "self" {
+                            entry.insert(name.to_string());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    uses
+}
+
+/// The README's layout lists the modules from the bottom layer up, and says a module
+/// uses only those below it: every `crate::` use in the code agrees, so there is no
+/// circle and no arrow running back up.
+#[test]
+fn every_module_uses_only_the_layers_the_readme_lists_below_it() {
+    let readme = readme();
+    let layout = readme
+        .split("Layout, from the bottom layer up")
+        .nth(1)
+        .expect("the README has its layout section")
+        .split("- `conformance/`")
+        .next()
+        .unwrap();
+    let uses = module_uses();
+    // Each module's layer: the index of the first bullet naming `src/NAME`.
+    let bullets: Vec<&str> = layout.split("\n- ").skip(1).collect();
+    let layer = |module: &str| {
+        bullets.iter().position(|b| {
+            b.contains(&format!("`src/{module}`"))
+                || b.contains(&format!("`src/{module}/`"))
+                || b.contains(&format!("`src/{module}.rs`"))
+        })
+    };
+    let mut problems = std::collections::BTreeSet::new();
+    for (module, used) in &uses {
+        let Some(mine) = layer(module) else {
+            problems.insert(format!("src/{module} is not in the README's layout"));
+            continue;
+        };
+        for other in used {
+            match layer(other) {
+                Some(theirs) if theirs <= mine => {}
+                Some(_) => {
+                    problems.insert(format!(
+                        "src/{module} uses crate::{other}, listed above it in the README"
+                    ));
+                }
+                None if uses.contains_key(other) => {
+                    problems.insert(format!("src/{other} is not in the README's layout"));
+                }
+                None => {}
+            }
+        }
+    }
+    assert!(
+        uses.len() > 15 && uses["run"].contains("system"),
+        "the code was read: {uses:?}"
+    );
+    let problems: Vec<String> = problems.into_iter().collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
