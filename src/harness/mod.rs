@@ -56,6 +56,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+mod conclude;
 mod error;
 mod expectations;
 mod gate;
