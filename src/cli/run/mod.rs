@@ -375,57 +375,16 @@ async fn run_async(args: Args) -> CliResult {
             t0.elapsed().as_secs_f64(),
             dir.display()
         );
-        let counts = &summary.counts;
-        let share = counts.errors as f64 / counts.records.max(1) as f64;
-        if counts.errors > 0 {
-            eprintln!(
-                "bemula: {}: {} of {} records are errors; the first of each kind:",
-                crate::terminal::inline(&summary.config.system.name),
-                counts.errors,
-                counts.records
-            );
-            for line in summary.error_lines(5) {
-                eprintln!("bemula:   {line}");
-            }
-        }
-        if share > args.max_error_rate {
-            failing.push(format!(
-                "{}: {} of {} records are errors ({:.1}%, above --max-error-rate {})",
-                summary.config.system.name,
-                counts.errors,
-                counts.records,
-                100.0 * share,
-                args.max_error_rate
-            ));
-        }
-        if let Some(gate) = &metric_gate {
-            let (ok, lines) = gate.check(&summary);
-            gate_lines.extend(for_system(&summary.config.system.name, lines));
-            if !ok {
-                failing.push(format!(
-                    "{}: below the metric gate --min {}",
-                    summary.config.system.name,
-                    gate.spec()
-                ));
-            }
-        }
-        if let Some((gate, paths)) = &baselines {
-            let index = summaries.len();
-            let gate = crate::gate::RegressionGate {
-                baseline: paths[index].clone(),
+        let baseline = baselines
+            .as_ref()
+            .map(|(gate, paths)| crate::gate::RegressionGate {
+                baseline: paths[summaries.len()].clone(),
                 ..gate.clone()
-            };
-            let (ok, lines) = gate.check(&summary, &records)?;
-            gate_lines.extend(for_system(&summary.config.system.name, lines));
-            if !ok {
-                failing.push(format!(
-                    "{}: worse than the baseline {} (--max-drop {})",
-                    summary.config.system.name,
-                    gate.baseline.display(),
-                    args.regression.max_drop
-                ));
-            }
-        }
+            });
+        let (lines, failed) =
+            check_system(&args, &summary, &records, metric_gate.as_ref(), baseline)?;
+        gate_lines.extend(lines);
+        failing.extend(failed);
         summaries.push((summary.config.system.name.clone(), summary));
         dirs.push(dir);
     }
@@ -436,6 +395,92 @@ async fn run_async(args: Args) -> CliResult {
     let index = report::html::write_index(&args.out, &pages.collect::<Vec<_>>())?;
     marker.complete = true;
     write_marker(&marker_path, &marker)?;
+    print_results(&args, &instances, &summaries, &llm, &index, started);
+    if !gate_lines.is_empty() {
+        println!();
+        for line in &gate_lines {
+            println!("bemula gate: {line}");
+        }
+    }
+    if !failing.is_empty() {
+        for line in &failing {
+            eprintln!("bemula: {line}");
+        }
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The error share and the gates of one system's run: the lines the console prints
+/// under the system's name, and why the run fails, if it does.
+fn check_system(
+    args: &Args,
+    summary: &Summary,
+    records: &[crate::record::Record],
+    metric_gate: Option<&crate::gate::MetricGate>,
+    regression: Option<crate::gate::RegressionGate>,
+) -> Result<(Vec<String>, Vec<String>), String> {
+    let (mut gate_lines, mut failing) = (Vec::new(), Vec::new());
+    let counts = &summary.counts;
+    let share = counts.errors as f64 / counts.records.max(1) as f64;
+    if counts.errors > 0 {
+        eprintln!(
+            "bemula: {}: {} of {} records are errors; the first of each kind:",
+            crate::terminal::inline(&summary.config.system.name),
+            counts.errors,
+            counts.records
+        );
+        for line in summary.error_lines(5) {
+            eprintln!("bemula:   {line}");
+        }
+    }
+    if share > args.max_error_rate {
+        failing.push(format!(
+            "{}: {} of {} records are errors ({:.1}%, above --max-error-rate {})",
+            summary.config.system.name,
+            counts.errors,
+            counts.records,
+            100.0 * share,
+            args.max_error_rate
+        ));
+    }
+    if let Some(gate) = metric_gate {
+        let (ok, lines) = gate.check(summary);
+        gate_lines.extend(for_system(&summary.config.system.name, lines));
+        if !ok {
+            failing.push(format!(
+                "{}: below the metric gate --min {}",
+                summary.config.system.name,
+                gate.spec()
+            ));
+        }
+    }
+    if let Some(gate) = regression {
+        let (ok, lines) = gate.check(summary, records)?;
+        gate_lines.extend(for_system(&summary.config.system.name, lines));
+        if !ok {
+            failing.push(format!(
+                "{}: worse than the baseline {} (--max-drop {})",
+                summary.config.system.name,
+                gate.baseline.display(),
+                args.regression.max_drop
+            ));
+        }
+    }
+    Ok((gate_lines, failing))
+}
+
+/// The run's results on the console: the coverage of a shard, the table and its
+/// legend, the model usage, how each system's records were judged, the judge's
+/// calibration, and where the reports are.
+fn print_results(
+    args: &Args,
+    instances: &[crate::dataset::Instance],
+    summaries: &[(String, Summary)],
+    llm: &LlmContext,
+    index: &std::path::Path,
+    started: Instant,
+) {
     let rows: Vec<(String, &Summary)> = summaries.iter().map(|(n, s)| (n.clone(), s)).collect();
     if let Some(coverage) = summaries
         .first()
@@ -462,7 +507,7 @@ async fn run_async(args: Args) -> CliResult {
     if let Some(usage) = llm.usage_text() {
         println!("\nModel usage:\n{usage}");
     }
-    for (name, summary) in &summaries {
+    for (name, summary) in summaries {
         println!(
             "{}: {}",
             crate::terminal::inline(name),
@@ -475,7 +520,7 @@ async fn run_async(args: Args) -> CliResult {
         {
             println!(
                 "  warning: more than {:.0}% of {}'s records are unscored; grade them with \
-                 the hybrid judge, --judge rule+llm:MODEL",
+             the hybrid judge, --judge rule+llm:MODEL",
                 100.0 * UNSCORED_WARNING,
                 crate::terminal::inline(name)
             );
@@ -494,19 +539,6 @@ async fn run_async(args: Args) -> CliResult {
         started.elapsed().as_secs_f64(),
         index.display()
     );
-    if !gate_lines.is_empty() {
-        println!();
-        for line in &gate_lines {
-            println!("bemula gate: {line}");
-        }
-    }
-    if !failing.is_empty() {
-        for line in &failing {
-            eprintln!("bemula: {line}");
-        }
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn write_marker(
