@@ -46,7 +46,7 @@ use crate::record::Record;
 use crate::report::journal;
 use crate::report::{self, RunInfo, Summary};
 use crate::run::{RunConfig, Runner, Selection, Session};
-use crate::system::remote::{RemoteFactory, preflight};
+use crate::system::remote::RemoteFactory;
 use crate::system::spec::SystemSpec;
 use crate::system::{AsyncMemorySystem, FnFactory, SharedFactory, SystemFactory};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};

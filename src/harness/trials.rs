@@ -22,10 +22,10 @@ pub(super) fn run_preflight(
     if mark.as_ref().is_some_and(|m| m.is_file()) {
         return Ok(());
     }
-    let outcome = runtime.block_on(preflight::preflight(client));
-    let line = outcome.summary_line();
-    outcome.into_result().map_err(|e| e.to_string())?;
-    eprintln!("bemula: {}", crate::terminal::inline(&line));
+    let line = runtime
+        .block_on(crate::run::select::preflight(client, false))
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
     if let Some(mark) = mark {
         if let Some(dir) = mark.parent() {
             let _ = std::fs::create_dir_all(dir);

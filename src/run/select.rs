@@ -328,11 +328,12 @@ pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>,
     }
 }
 
-/// Runs the preflight against an adapter, once per process, unless `skip`; prints one
-/// line on success. A failure stops the adapter and is the command's error.
-pub async fn preflight(client: &RemoteFactory, skip: bool) -> Result<(), Error> {
+/// Runs the preflight against an adapter, unless `skip`; prints one line on success
+/// and returns it. A failure stops the adapter and is the caller's error. `bemula run`,
+/// `bemula test` and the harness all check an adapter here.
+pub async fn preflight(client: &RemoteFactory, skip: bool) -> Result<Option<String>, Error> {
     if skip {
-        return Ok(());
+        return Ok(None);
     }
     let outcome = remote::preflight::preflight(client).await;
     let line = outcome.summary_line();
@@ -341,5 +342,5 @@ pub async fn preflight(client: &RemoteFactory, skip: bool) -> Result<(), Error> 
         return Err(err.into());
     }
     eprintln!("bemula: {}", crate::terminal::inline(&line));
-    Ok(())
+    Ok(Some(line))
 }
