@@ -1,9 +1,9 @@
 //! Ingestion: a pass's system set up (reset, the dialogue session by session and turn by
 //! turn, flush) and the relearning dialogues.
 
+use super::recovery::CallKind;
 use super::{Failure, Runner};
 use crate::dataset::{Instance, Question, Version};
-use crate::system::retry::CallKind;
 use crate::system::{
     AsyncMemorySystem, Namespace, SessionInfo, SystemError, SystemResult, TurnInput,
 };

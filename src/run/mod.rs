@@ -21,7 +21,8 @@
 //! and the relearning dialogues already ingested are replayed, so the system's memory
 //! is the same as if nothing had failed. Each restart is recorded on the pass's records
 //! ([`Record::restarts`]). A failed query is recorded as an error on its question (it
-//! does not write). The rules live in [`crate::system::retry`].
+//! does not write). The rules live in [`recovery`] (and the re-sends of a call the
+//! system did not act on in [`crate::system::retry`]).
 //!
 //! **Pipelining.** Within a pass, system calls are strictly sequential; the answerer
 //! and judge of a question run as a task of their own as soon as the reply exists, so
@@ -36,6 +37,7 @@ mod events;
 mod ingest;
 mod judging;
 mod reading;
+pub mod recovery;
 pub mod select;
 mod session;
 
@@ -50,8 +52,9 @@ use crate::answer::{Answerer, ReadingCache};
 use crate::dataset::{Instance, Question, Suite, Version};
 use crate::judge::Judge;
 use crate::record::Record;
-use crate::system::retry::{self, CallKind, Recovery};
+use crate::system::retry;
 use crate::system::{Namespace, Reply, SessionInfo, SharedFactory, SystemError};
+use recovery::{CallKind, Recovery};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -117,7 +120,7 @@ impl Default for RunConfig {
     fn default() -> RunConfig {
         RunConfig {
             jobs: DEFAULT_JOBS,
-            max_restarts: retry::DEFAULT_MAX_RESTARTS,
+            max_restarts: recovery::DEFAULT_MAX_RESTARTS,
             reading_pool: false,
         }
     }
@@ -210,7 +213,7 @@ impl Failure {
     fn new(err: &SystemError, call: CallKind, reason: String) -> Failure {
         Failure {
             reason,
-            recovery: retry::recovery(err, call),
+            recovery: recovery::recovery(err, call),
         }
     }
 }

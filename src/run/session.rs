@@ -53,7 +53,7 @@ impl DataSource {
 
     /// Loads the data: generated data holds the tiers asked for (read from the cache
     /// under `target`, cargo's target directory, when given: see
-    /// [`generate::cache`]); a directory gives Bemula-Lite unless `full`, and says so
+    /// `generate/cache.rs`); a directory gives Bemula-Lite unless `full`, and says so
     /// on stderr when it leaves instances out.
     pub fn load(&self, full: bool, target: Option<&Path>) -> Result<Dataset, String> {
         match self {

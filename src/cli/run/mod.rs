@@ -82,7 +82,7 @@ pub struct Args {
     pub system_retries: u32,
     /// Restarts of a pass (reset, ingest again) after a failure that may have changed
     /// the system's memory (timeout, crash, garbled reply, failed write).
-    #[arg(long, default_value_t = crate::system::retry::DEFAULT_MAX_RESTARTS, value_name = "N")]
+    #[arg(long, default_value_t = crate::run::recovery::DEFAULT_MAX_RESTARTS, value_name = "N")]
     pub max_restarts: u32,
     /// Adapter settings: timeout, message size, circuit breaker.
     #[command(flatten)]
