@@ -6,6 +6,7 @@
 
 mod extractive;
 pub(crate) mod pass;
+pub mod spec;
 
 pub use crate::text::question::question_proper;
 use crate::text::question::*;

@@ -92,26 +92,16 @@ pub fn parse_judge_spec(spec: &str, base: &LlmConfig) -> Result<JudgeSpec, LlmEr
 
 /// Parses `extractive` or `llm:MODEL` into an answerer choice.
 pub fn parse_answerer_spec(spec: &str, base: &LlmConfig) -> Result<AnswererSpec, LlmError> {
-    let spec = spec.trim();
-    if spec == "extractive" {
-        return Ok(AnswererSpec::Extractive);
+    use crate::answer::spec::AnswererSpec as Parsed;
+    match spec.parse::<Parsed>() {
+        Ok(Parsed::Extractive) => Ok(AnswererSpec::Extractive),
+        Ok(Parsed::Llm(model)) => Ok(AnswererSpec::Llm(base.for_model(model))),
+        Ok(Parsed::Oracle) => Err(LlmError::Config(format!(
+            "unknown answerer {:?}: expected `extractive` or `llm:MODEL`",
+            spec.trim()
+        ))),
+        Err(err) => Err(LlmError::Config(err.0)),
     }
-    let Some(models) = spec.strip_prefix("llm:") else {
-        return Err(LlmError::Config(format!(
-            "unknown answerer {spec:?}: expected `extractive` or `llm:MODEL`"
-        )));
-    };
-    let mut models = split_models(models, "answerer", spec)?;
-    if models.len() != 1 {
-        return Err(LlmError::Config(format!(
-            "answerer {spec:?}: exactly one model is allowed"
-        )));
-    }
-    Ok(AnswererSpec::Llm(base.for_model(models.remove(0))))
-}
-
-fn split_models(list: &str, what: &str, spec: &str) -> Result<Vec<String>, LlmError> {
-    crate::judge::spec::model_list(list, what, spec).map_err(|e| LlmError::Config(e.0))
 }
 
 #[cfg(test)]

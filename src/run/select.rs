@@ -298,34 +298,34 @@ async fn llm_judge(
 
 /// The answerer a spec names; an LLM answerer is checked by a preflight call.
 pub async fn answerer(spec: &str, llm: &LlmContext) -> Result<Arc<dyn Answerer>, Error> {
-    match spec.trim() {
-        "extractive" => return Ok(Arc::new(Extractive)),
-        "oracle" => return Ok(Arc::new(crate::oracle::Oracle::new())),
-        other if !other.starts_with("llm:") => {
-            return Err(format!(
-                "unknown answerer {spec:?}: expected `extractive`, `oracle` or `llm:MODEL`"
-            )
-            .into());
-        }
-        _ => {}
+    use crate::answer::spec::AnswererSpec;
+    match spec.parse::<AnswererSpec>()? {
+        AnswererSpec::Extractive => Ok(Arc::new(Extractive)),
+        AnswererSpec::Oracle => Ok(Arc::new(crate::oracle::Oracle::new())),
+        AnswererSpec::Llm(model) => llm_answerer(spec, &model, llm).await,
     }
-    #[cfg(feature = "llm")]
-    {
-        let base = llm.args.config("")?;
-        match crate::llm::parse_answerer_spec(spec, &base)? {
-            crate::llm::AnswererSpec::Extractive => Ok(Arc::new(Extractive)),
-            crate::llm::AnswererSpec::Llm(config) => {
-                let answerer = crate::llm::LlmAnswerer::from_config(config, llm.meter.clone())?;
-                answerer.client().preflight().await?;
-                Ok(Arc::new(answerer))
-            }
-        }
-    }
-    #[cfg(not(feature = "llm"))]
-    {
-        let _ = llm;
-        Err(format!("unknown answerer {spec:?}: this build has only `extractive` and `oracle` (LLM answerers need the `llm` feature)").into())
-    }
+}
+
+/// The LLM answerer of `model`, checked by a preflight call.
+#[cfg(feature = "llm")]
+async fn llm_answerer(
+    _spec: &str,
+    model: &str,
+    llm: &LlmContext,
+) -> Result<Arc<dyn Answerer>, Error> {
+    let config = llm.args.config(model)?;
+    let answerer = crate::llm::LlmAnswerer::from_config(config, llm.meter.clone())?;
+    answerer.client().preflight().await?;
+    Ok(Arc::new(answerer))
+}
+
+#[cfg(not(feature = "llm"))]
+async fn llm_answerer(
+    spec: &str,
+    _model: &str,
+    _llm: &LlmContext,
+) -> Result<Arc<dyn Answerer>, Error> {
+    Err(format!("unknown answerer {spec:?}: this build has only `extractive` and `oracle` (LLM answerers need the `llm` feature)").into())
 }
 
 /// Runs the preflight against an adapter, unless `skip`; prints one line on success
