@@ -60,6 +60,7 @@ mod conclude;
 mod error;
 mod expectations;
 mod gate;
+mod nextest;
 mod reports;
 mod run;
 mod settings;
@@ -73,6 +74,7 @@ use crate::report::parts::{mark_reports_pending, prune_part_runs, report_command
 pub use error::HarnessError;
 pub use expectations::*;
 pub use gate::*;
+use nextest::*;
 use reports::*;
 pub use settings::*;
 use trials::*;
