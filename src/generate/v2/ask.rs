@@ -242,14 +242,14 @@ fn relearning(
     let scenario = rng.pick(&v1_data().scenarios);
     let length = rng.range(2, 4);
     let at = rng.below(length);
-    let mut used = Used::new();
+    let mut used = Used::speaking_as(ctx.profile);
     hear(&mut used, &statement.user);
     let dialogue: Vec<Turn> = (0..length)
         .map(|i| {
             if i == at {
                 statement.clone()
             } else {
-                talk_turn(rng, scenario, &mut used)
+                talk_turn(rng, scenario, &mut used, false)
             }
         })
         .collect();

@@ -6,14 +6,15 @@
 //! value it heard.
 
 use super::Context;
-use super::data::data;
-use super::parts::{Inventory, Part, PartSet};
+use super::data::{HouseholdTalk, data};
+use super::parts::{Inventory, Part, PartSet, expand};
 use super::when::relative_when;
 use crate::dataset::Turn;
 use crate::dataset::fidelity::normal;
 use crate::generate::Phrasing;
 use crate::generate::data::{Scenario, TimeKind, data as v1_data};
 use crate::generate::plan::{SessionPlan, Slot};
+use crate::generate::profile::GenProfile;
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -29,26 +30,66 @@ pub struct Used {
     sentences: FxHashSet<String>,
     parts: PartSet,
     assistant_parts: PartSet,
+    /// The household of the user speaking, whose own small talk may be drawn.
+    household: Household,
+}
+
+/// What a persona's household has, for the small talk only some households say.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Household {
+    children: bool,
+    partner: bool,
+}
+
+impl Household {
+    /// The household of a profile's persona.
+    pub fn of(profile: &GenProfile) -> Household {
+        let family = &profile.persona.family;
+        Household {
+            children: family.children > 0,
+            partner: family.partner,
+        }
+    }
+
+    /// The household talk that fits it.
+    fn talk(self) -> impl Iterator<Item = &'static HouseholdTalk> {
+        let h = &data().talk.household;
+        [
+            self.children.then_some(&h.children),
+            self.partner.then_some(&h.partner),
+            (!self.children && !self.partner).then_some(&h.alone),
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 impl Used {
-    /// Nothing said yet.
+    /// Nothing said yet, by a user of no known household (who says only what any
+    /// household may say).
+    #[cfg(test)]
     pub fn new() -> Used {
-        Used::with_room(0)
+        Used::with_room(0, Household::default())
+    }
+
+    /// Nothing said yet by the persona of `profile`.
+    pub fn speaking_as(profile: &GenProfile) -> Used {
+        Used::with_room(0, Household::of(profile))
     }
 
     /// Nothing said yet, in a session of `turns` turns: the set of sentences is made
     /// large enough for them at once rather than grown as they come.
-    fn for_turns(turns: usize) -> Used {
+    fn for_turns(turns: usize, household: Household) -> Used {
         // A user turn says three sentences or so.
-        Used::with_room(4 * turns)
+        Used::with_room(4 * turns, household)
     }
 
-    fn with_room(sentences: usize) -> Used {
+    fn with_room(sentences: usize, household: Household) -> Used {
         Used {
             sentences: FxHashSet::with_capacity_and_hasher(sentences, Default::default()),
             parts: PartSet::new(),
             assistant_parts: PartSet::new(),
+            household,
         }
     }
 }
@@ -173,6 +214,9 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
 /// A question from a frame and a constraint, about `topic` or, without one, about
 /// "this" (a pronoun for whatever the conversation is on).
 fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
+    // Without a topic, the question ends the turn: a frame that goes on after it
+    // ("… Sorry, I keep going round in circles.") is drawn again.
+    let question_last = topic.is_none();
     let talk = &data().talk;
     let mut parts = None;
     let ask = fresh(rng, used, |rng, used| {
@@ -182,16 +226,26 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
         if (part_used(used, frame) || part_used(used, constraint)) && !rng.chance(1, 8) {
             return String::new();
         }
+        if question_last && !frame.text.ends_with('?') {
+            return String::new();
+        }
         parts = Some((frame, constraint));
-        let (frame, constraint) = (frame.text, constraint.text);
+        let own: Vec<&String> = used.household.talk().flat_map(|h| &h.constraints).collect();
+        let constraint = if !own.is_empty() && rng.chance(1, 6) {
+            let i = rng.below(own.len());
+            expand(rng, own[i])
+        } else {
+            constraint.say(rng)
+        };
+        let frame = frame.say(rng);
         // The topic by name, or by a pronoun once the conversation is on it.
         let topic = match topic {
             Some(topic) if !rng.chance(2, 5) => topic,
             _ => rng.text(&talk.topic_pronouns),
         };
-        fill_with(frame, |key| match key {
+        fill_with(&frame, |key| match key {
             "topic" => Some(topic),
-            "constraint" => Some(constraint),
+            "constraint" => Some(constraint.as_str()),
             _ => None,
         })
     })
@@ -224,15 +278,21 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
             return String::new();
         }
         parts = Some((time, happening));
-        let (time, happening) = (time.text, happening.text);
+        let (time, happening) = (time.say(rng), happening.say(rng));
         // Someone else did it, now and then (past tense agrees with any subject).
         let happening = match happening.strip_prefix("I ") {
             Some(rest)
                 if !rest.contains(" my ") && !rest.starts_with("was ") && rng.chance(1, 3) =>
             {
-                format!("{} {rest}", rng.text(&talk.subjects))
+                let own: Vec<&String> = used.household.talk().flat_map(|h| &h.subjects).collect();
+                let i = rng.below(talk.subjects.len() + own.len());
+                let subject = talk
+                    .subjects
+                    .get(i)
+                    .unwrap_or_else(|| own[i - talk.subjects.len()]);
+                format!("{subject} {rest}")
             }
-            _ => happening.to_string(),
+            _ => happening,
         };
         format!("{time}, {happening}.")
     })
@@ -242,7 +302,11 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         mark_part(used, happening);
     }
     let feeling = if !happened.is_empty() && rng.chance(2, 5) {
-        fresh(rng, used, |rng, _| rng.text(&talk.feelings).to_string()).unwrap_or_default()
+        fresh(rng, used, |rng, _| {
+            let feeling = rng.text(&talk.feelings);
+            expand(rng, feeling)
+        })
+        .unwrap_or_default()
     } else {
         String::new()
     };
@@ -260,7 +324,7 @@ fn user_fallback(rng: &mut Rng, used: &mut Used) -> String {
     rng.shuffle(&mut happenings);
     for time in &times {
         for happening in &happenings {
-            let s = format!("{time}, {happening}.");
+            let s = format!("{}, {}.", expand(rng, time), expand(rng, happening));
             if hear_if_unheard(used, &s) {
                 return s;
             }
@@ -269,47 +333,35 @@ fn user_fallback(rng: &mut Rng, used: &mut Used) -> String {
     String::new()
 }
 
+/// A reaction to the assistant's last answer, after an interjection; marks its part.
 fn user_reaction(rng: &mut Rng, used: &mut Used) -> String {
     let talk = &data().talk;
-    fresh(rng, used, |rng, used| {
+    let mut drawn = None;
+    let reaction = fresh(rng, used, |rng, used| {
         let i = rng.text(&talk.interjections);
-        let r = Inventory::Reactions.draw(rng);
-        if part_used(used, r) && !rng.chance(1, 8) {
+        let i = expand(rng, i);
+        let part = Inventory::Reactions.draw(rng);
+        if part_used(used, part) && !rng.chance(1, 8) {
             return String::new();
         }
-        let r = r.text;
+        drawn = Some(part);
+        let r = part.say(rng);
         if r.starts_with("I ") || r.starts_with("I'") {
             format!("{i} {r}")
         } else {
-            format!("{i} {}", lower_first(r))
+            format!("{i} {}", lower_first(&r))
         }
     })
-    .unwrap_or_default()
-}
-
-/// The reactions in lower case, in the inventory's order.
-static LOWER_REACTIONS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    data()
-        .talk
-        .reactions
-        .iter()
-        .map(|r| r.to_lowercase())
-        .collect()
-});
-
-/// The part of a reaction after its interjection, to mark it used: the first
-/// reaction that ends it, ignoring case.
-fn reaction_core(reaction: &str) -> Option<Part> {
-    let reaction = reaction.to_lowercase();
-    LOWER_REACTIONS
-        .iter()
-        .position(|lower| reaction.ends_with(lower.as_str()))
-        .map(|i| Inventory::Reactions.part(i))
+    .unwrap_or_default();
+    if let Some(part) = drawn.filter(|_| !reaction.is_empty()) {
+        mark_part(used, part);
+    }
+    reaction
 }
 
 /// One entry of `list` the assistant has not used in the session yet, if one turns
 /// up within a few draws (else any); marks it used.
-fn assistant_part(rng: &mut Rng, used: &mut Used, list: Inventory) -> &'static str {
+fn assistant_part(rng: &mut Rng, used: &mut Used, list: Inventory) -> String {
     let mut pick = list.draw(rng);
     for _ in 0..6 {
         if !used.assistant_parts.contains(pick) {
@@ -318,19 +370,12 @@ fn assistant_part(rng: &mut Rng, used: &mut Used, list: Inventory) -> &'static s
         pick = list.draw(rng);
     }
     used.assistant_parts.insert(pick);
-    pick.text
+    pick.say(rng)
 }
 
-/// Something to do: one of the listed actions or a verb, an object and an ending.
+/// Something to do: one of the listed actions.
 fn action(rng: &mut Rng, used: &mut Used) -> String {
-    let talk = &data().talk;
-    if rng.chance(2, 5) {
-        return assistant_part(rng, used, Inventory::Actions).to_string();
-    }
-    let verb = assistant_part(rng, used, Inventory::ActionVerbs);
-    let object = assistant_part(rng, used, Inventory::ActionObjects);
-    let tail = rng.text(&talk.action_tails);
-    join(&[verb, object, tail])
+    assistant_part(rng, used, Inventory::Actions)
 }
 
 /// Advice of two to seven sentences.
@@ -339,7 +384,7 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
     let open = if lead.is_empty() && rng.chance(1, 3) {
         assistant_part(rng, used, Inventory::AssistantOpens)
     } else {
-        ""
+        String::new()
     };
     let advice = |rng: &mut Rng, used: &mut Used| {
         let action = action(rng, used);
@@ -348,7 +393,7 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
             return format!("{connector} {action}.");
         }
         let frame = assistant_part(rng, used, Inventory::AdviceFrames);
-        with_scenario(frame, scenario, &[("action", &action)])
+        with_scenario(&frame, scenario, &[("action", &action)])
     };
     let tips = rng.sample(&scenario.tips, 2);
     let mut parts: Vec<Cow<str>> = vec![lead.into(), open.into()];
@@ -374,8 +419,9 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
     if rng.chance(1, 2) {
         let closer = if rng.chance(3, 5) {
             let plan = rng.text(&talk.plans);
+            let plan = expand(rng, plan);
             let frame = assistant_part(rng, used, Inventory::CloserFrames);
-            with_scenario(frame, scenario, &[("plan", plan)]).into()
+            with_scenario(&frame, scenario, &[("plan", &plan)]).into()
         } else {
             assistant_part(rng, used, Inventory::Closers).into()
         };
@@ -442,16 +488,14 @@ pub fn aside_after(rng: &mut Rng, used: &mut Used) -> String {
     framed_ask(rng, None, used)
 }
 
-/// A small-talk exchange about the scenario.
-pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Turn {
-    let reaction = if rng.chance(1, 2) {
+/// A small-talk exchange about the scenario; `opening` for the first turn of a
+/// session, which reacts to no earlier reply.
+pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used, opening: bool) -> Turn {
+    let reaction = if !opening && rng.chance(1, 2) {
         user_reaction(rng, used)
     } else {
         String::new()
     };
-    if let Some(core) = reaction_core(&reaction) {
-        mark_part(used, core);
-    }
     let ask = user_ask(rng, scenario, used);
     let detail = if rng.chance(3, 5) {
         user_detail(rng, used, true)
@@ -529,7 +573,7 @@ pub fn lead_into(lead: &str, sentence: &str, value: &str) -> String {
     let first_word = sentence.split([' ', '\'', ',']).next().unwrap_or("");
     let keeps_case = ["I", "Mum", "Mom", "Dad"].contains(&first_word)
         || (value.chars().next().is_some_and(char::is_uppercase) && sentence.starts_with(value));
-    if (lead.ends_with(',') || lead.ends_with(':')) && !keeps_case {
+    if !lead.ends_with(['.', '!', '?']) && !keeps_case {
         format!("{lead} {}", lower_first(sentence))
     } else {
         format!("{lead} {sentence}")
@@ -546,8 +590,9 @@ pub fn disclose(
     value: &str,
     when: Option<&str>,
 ) -> String {
-    let sentence = disclosure(rng, ctx, fact, value, when);
-    if rng.chance(1, 3) {
+    let (sentence, framed) = disclosure_of(rng, ctx, fact, value, when);
+    // A sentence framed already ("I should mention that …") takes no lead-in too.
+    if !framed && rng.chance(1, 3) {
         let lead = data().phrases.mention_leads.pick(rng, ctx.phrasing);
         lead_into(lead, &sentence, value)
     } else {
@@ -555,14 +600,15 @@ pub fn disclose(
     }
 }
 
-/// One sentence disclosing an atomic fact with `value`, without a lead-in.
-pub fn disclosure(
+/// One sentence disclosing an atomic fact with `value`, without a lead-in, and
+/// whether it is a frame around the fact's clause ("I should mention that …").
+fn disclosure_of(
     rng: &mut Rng,
     ctx: &Context,
     fact: usize,
     value: &str,
     when: Option<&str>,
-) -> String {
+) -> (String, bool) {
     let f = &ctx.profile.facts[fact];
     let t = f.template;
     let when = when.or(f.when.as_deref());
@@ -580,10 +626,11 @@ pub fn disclosure(
         _ => {
             let claim = ctx.profile.render(&t.claim, value, when);
             let frame = v2.phrases.mention_frames.pick(rng, ctx.phrasing);
-            fill(frame, &|k| (k == "claim").then(|| claim.clone()))
+            let framed = fill(frame, &|k| (k == "claim").then(|| claim.clone()));
+            return (capitalize(&framed), true);
         }
     };
-    capitalize(&sentence)
+    (capitalize(&sentence), false)
 }
 
 /// One entry, uniformly, of the half of a list a phrasing draws from when the list is
@@ -637,13 +684,15 @@ fn mention_turn(
         let about =
             super::second_person(&profile.about(crate::generate::profile::FactRef::Atomic(fact)));
         let template = rng.text(&talk.restatements);
-        capitalize(&fill(template, &|k| match k {
+        let template = expand(rng, template);
+        capitalize(&fill(&template, &|k| match k {
             "about" => Some(about.clone()),
             "value" => Some(value.clone()),
             _ => None,
         }))
     } else {
-        rng.text(&talk.disclosure_acks).to_string()
+        let ack = rng.text(&talk.disclosure_acks);
+        expand(rng, ack)
     };
     Turn {
         user: join(&[&main, &extra, &ask]),
@@ -665,7 +714,7 @@ pub fn realise_session(
     let last = plan.slots.len().saturating_sub(1);
     // The session's request exchanges were written beforehand: no ordinary turn may
     // repeat one of their user sentences.
-    let mut used = Used::for_turns(plan.slots.len());
+    let mut used = Used::for_turns(plan.slots.len(), Household::of(ctx.profile));
     for slot in &plan.slots {
         if let Slot::Request(r) = *slot {
             hear(&mut used, &request_turns[r].user);
@@ -681,23 +730,29 @@ pub fn realise_session(
             Slot::Mention(f) => mention_turn(rng, ctx, f, scenario, today, &mut used),
             Slot::Talk if i == last && i > 0 => {
                 match fresh(rng, &mut used, |rng, _| {
-                    rng.text(&talk.farewells_user).to_string()
+                    let farewell = rng.text(&talk.farewells_user);
+                    expand(rng, farewell)
                 }) {
                     Some(user) => Turn {
                         user,
-                        assistant: rng.text(&talk.farewells_assistant).to_string(),
+                        assistant: {
+                            let farewell = rng.text(&talk.farewells_assistant);
+                            expand(rng, farewell)
+                        },
                         mentions: Vec::new(),
                     },
-                    None => talk_turn(rng, scenario, &mut used),
+                    None => talk_turn(rng, scenario, &mut used, false),
                 }
             }
-            Slot::Talk => talk_turn(rng, scenario, &mut used),
+            Slot::Talk => talk_turn(rng, scenario, &mut used, i == 0),
         };
         if i == 0 {
             let opening = fresh(rng, &mut used, |rng, _| {
                 let greeting = rng.text(&talk.greetings);
-                let goal = with_scenario(rng.text(&talk.goal_frames), scenario, &[]);
-                join(&[greeting, &goal])
+                let greeting = expand(rng, greeting);
+                let goal = rng.text(&talk.goal_frames);
+                let goal = with_scenario(&expand(rng, goal), scenario, &[]);
+                join(&[&greeting, &goal])
             })
             .unwrap_or_default();
             turn.user = join(&[&opening, &turn.user]);

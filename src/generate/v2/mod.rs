@@ -42,28 +42,20 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
         phrasing,
         free,
     };
+    // Request texts, questions and each session's dialogue draw from streams of their
+    // own, so that rewording one part of the text never moves another.
+    let mut request_rng = Rng::derived(seed, &format!("v2/{}/requests", spec.id));
     let texts: Vec<super::inject::RequestText> = plan
         .requests
         .iter()
         .map(|req| {
             let date = plan.sessions[req.session].date;
-            request::request_text(&mut rng, &ctx, req, date)
-        })
-        .collect();
-    let request_turns: Vec<_> = texts.iter().map(|t| t.turn.clone()).collect();
-    let sessions: Vec<Session> = plan
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(s, session)| Session {
-            id: super::session_id(s),
-            date: session.date.iso(),
-            scenario: super::scenario_name(&super::data::data().scenarios[session.scenario]),
-            turns: dialogue::realise_session(&mut rng, &ctx, session, &request_turns),
+            request::request_text(&mut request_rng, &ctx, req, date)
         })
         .collect();
     let mut requests = Vec::with_capacity(plan.requests.len());
     let mut questions = Vec::new();
+    let request_turns: Vec<_> = texts.iter().map(|t| t.turn.clone()).collect();
     for (r, (req, text)) in plan.requests.iter().zip(texts).enumerate() {
         let id = format!("r{}", r + 1);
         questions.extend(ask::request_questions(
@@ -76,6 +68,21 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
         requests.push(super::forget_request(&profile, req, id, text));
     }
     questions.extend(ask::preservation_questions(&mut rng, &ctx, &plan));
+    let sessions: Vec<Session> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(s, session)| {
+            let id = super::session_id(s);
+            let mut rng = Rng::derived(seed, &format!("v2/{}/{id}", spec.id));
+            Session {
+                date: session.date.iso(),
+                scenario: super::scenario_name(&super::data::data().scenarios[session.scenario]),
+                turns: dialogue::realise_session(&mut rng, &ctx, session, &request_turns),
+                id,
+            }
+        })
+        .collect();
     Instance {
         format: FORMAT.to_string(),
         id: spec.id.clone(),

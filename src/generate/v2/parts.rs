@@ -3,6 +3,10 @@
 //! of its text (entries of equal text, in one list or two, share one), so that a
 //! session marks and looks up a part in a bit set instead of hashing its text at
 //! every draw.
+//!
+//! An entry is a small grammar: `[a|b|c]` says one of its alternatives (which may be
+//! empty, and may hold groups of their own), `{name}` is a slot the composing code
+//! fills. [`expand`] picks the alternatives, so that one entry says many sentences.
 
 use super::data::data;
 use crate::generate::rng::Rng;
@@ -23,15 +27,13 @@ pub enum Inventory {
     AdviceFrames,
     Actions,
     Connectors,
-    ActionVerbs,
-    ActionObjects,
     Reasons,
     Closers,
     CloserFrames,
 }
 
 impl Inventory {
-    const ALL: [Inventory; 15] = [
+    const ALL: [Inventory; 13] = [
         Inventory::AskFrames,
         Inventory::Constraints,
         Inventory::Times,
@@ -42,8 +44,6 @@ impl Inventory {
         Inventory::AdviceFrames,
         Inventory::Actions,
         Inventory::Connectors,
-        Inventory::ActionVerbs,
-        Inventory::ActionObjects,
         Inventory::Reasons,
         Inventory::Closers,
         Inventory::CloserFrames,
@@ -63,8 +63,6 @@ impl Inventory {
             Inventory::AdviceFrames => &talk.advice_frames,
             Inventory::Actions => &talk.actions,
             Inventory::Connectors => &talk.connectors,
-            Inventory::ActionVerbs => &talk.action_verbs,
-            Inventory::ActionObjects => &talk.action_objects,
             Inventory::Reasons => &talk.reasons,
             Inventory::Closers => &talk.closers,
             Inventory::CloserFrames => &talk.closer_frames,
@@ -77,6 +75,7 @@ impl Inventory {
     }
 
     /// The entry at `index`, as a part.
+    #[cfg(test)]
     pub fn part(self, index: usize) -> Part {
         self.parts()[index]
     }
@@ -86,6 +85,116 @@ impl Inventory {
         let parts = self.parts();
         parts[rng.below(parts.len())]
     }
+}
+
+/// The text of an inventory entry with every alternation group (`[a|b|c]`, nested or
+/// not, alternatives possibly empty) replaced by one of its alternatives, drawn
+/// uniformly; runs of spaces that an empty alternative leaves become one, and a space
+/// before a comma or an end mark goes. Slots (`{name}`) are left as they are.
+pub fn expand(rng: &mut Rng, text: &str) -> String {
+    if !text.contains('[') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    expand_into(rng, text, &mut out);
+    tidy(&out)
+}
+
+fn expand_into(rng: &mut Rng, text: &str, out: &mut String) {
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let (alternatives, after) = group(&rest[open + 1..]);
+        let chosen = alternatives[rng.below(alternatives.len())];
+        expand_into(rng, chosen, out);
+        rest = after;
+    }
+    out.push_str(rest);
+}
+
+/// The top-level alternatives of a group whose `[` came just before `text`, and the
+/// text after its `]`. A group left open runs to the end (the data's tests reject one).
+fn group(text: &str) -> (Vec<&str>, &str) {
+    let (mut depth, mut start, mut alternatives) = (0usize, 0, Vec::new());
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth == 0 => {
+                alternatives.push(&text[start..i]);
+                return (alternatives, &text[i + 1..]);
+            }
+            ']' => depth -= 1,
+            '|' if depth == 0 => {
+                alternatives.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    alternatives.push(&text[start..]);
+    (alternatives, "")
+}
+
+/// One space between words, none before `,`, `;`, `:`, `.`, `!` or `?`, none at
+/// either end.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        let glued = word.starts_with([',', ';', ':', '.', '!', '?']);
+        if !out.is_empty() && !glued {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Why an entry is not a well-formed grammar, if it is not: a group left open or
+/// closed twice, an empty group, a group of one alternative, or an end mark (`.`,
+/// `!`, `?`) inside a group (sentences are told apart before groups are expanded).
+#[cfg(test)]
+pub fn grammar_problem(text: &str) -> Option<String> {
+    let mut depth = 0usize;
+    // Per open group: how many alternatives so far, and whether the current is empty.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    for c in text.chars() {
+        match c {
+            '[' => {
+                depth += 1;
+                if let Some(top) = open.last_mut() {
+                    top.1 = false;
+                }
+                open.push((1, true));
+            }
+            ']' => {
+                let Some((alternatives, empty)) = open.pop() else {
+                    return Some("a `]` closes no group".into());
+                };
+                depth -= 1;
+                if alternatives == 1 && empty {
+                    return Some("an empty group `[]`".into());
+                }
+                if alternatives == 1 {
+                    return Some("a group of one alternative".into());
+                }
+            }
+            '|' if depth > 0 => {
+                if let Some(top) = open.last_mut() {
+                    *top = (top.0 + 1, true);
+                }
+            }
+            '|' => return Some("a `|` outside any group".into()),
+            '.' | '!' | '?' if depth > 0 => {
+                return Some(format!("an end mark `{c}` inside a group"));
+            }
+            _ => {
+                if let Some(top) = open.last_mut() {
+                    top.1 = false;
+                }
+            }
+        }
+    }
+    (depth > 0).then(|| "a group left open".into())
 }
 
 /// An inventory entry.
@@ -148,9 +257,54 @@ impl PartSet {
     }
 }
 
+impl Part {
+    /// Its text, each alternation group expanded ([`expand`]).
+    pub fn say(self, rng: &mut Rng) -> String {
+        expand(rng, self.text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_picks_one_alternative_of_each_group_nested_or_empty() {
+        let mut rng = Rng::new(1);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            let s = expand(
+                &mut rng,
+                "I [really |][liked|enjoyed [the|that] walk] , {topic}.",
+            );
+            seen.insert(s);
+        }
+        let expected: std::collections::BTreeSet<String> = [
+            "I liked, {topic}.",
+            "I really liked, {topic}.",
+            "I enjoyed the walk, {topic}.",
+            "I really enjoyed the walk, {topic}.",
+            "I enjoyed that walk, {topic}.",
+            "I really enjoyed that walk, {topic}.",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(seen, expected);
+        assert_eq!(expand(&mut rng, "No groups here."), "No groups here.");
+    }
+
+    #[test]
+    fn grammar_problems_are_named() {
+        assert_eq!(grammar_problem("[a|b] and [c|[d|e]]"), None);
+        assert_eq!(grammar_problem("[a |]b"), None);
+        assert!(grammar_problem("[a|b").unwrap().contains("left open"));
+        assert!(grammar_problem("a]").unwrap().contains("closes no group"));
+        assert!(grammar_problem("[]").unwrap().contains("empty group"));
+        assert!(grammar_problem("[a]").unwrap().contains("one alternative"));
+        assert!(grammar_problem("[a. B|c]").unwrap().contains("end mark"));
+        assert!(grammar_problem("a | b").unwrap().contains("outside"));
+    }
 
     #[test]
     fn the_enum_lists_every_inventory_in_order() {

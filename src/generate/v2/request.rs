@@ -13,6 +13,7 @@
 use super::Context;
 use super::data::data;
 use super::dialogue::{Used, aside_after, aside_before, carry_on};
+use super::parts::expand;
 use super::when::{month_of, season};
 use crate::dataset::{RequestType, Turn};
 use crate::generate::data::data as v1_data;
@@ -228,10 +229,11 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
     };
     // The exchange is as long as an ordinary one: the user may say something else in
     // the same turn, and the assistant goes back to the conversation after confirming.
-    let mut used = Used::new();
+    let mut used = Used::speaking_as(ctx.profile);
     let (before, after) = match rng.below(10) {
         0..=2 => (aside_before(rng, &mut used), String::new()),
         3..=5 => (String::new(), aside_after(rng, &mut used)),
+        6..=7 => (aside_before(rng, &mut used), aside_after(rng, &mut used)),
         _ => Default::default(),
     };
     let mut confirmation = confirmation(rng, ctx, req.kind == RequestType::F6);
@@ -255,6 +257,7 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
 fn filler(rng: &mut Rng, used: &mut Used) -> Turn {
     let fillers = &data().talk.fillers;
     let [remark, reply] = &fillers[rng.below(fillers.len())];
+    let (remark, reply) = (expand(rng, remark), expand(rng, reply));
     let before = if rng.chance(3, 4) {
         aside_before(rng, used)
     } else {
@@ -266,12 +269,12 @@ fn filler(rng: &mut Rng, used: &mut Used) -> Turn {
         String::new()
     };
     let assistant = if reply.ends_with('?') {
-        reply.clone()
+        reply
     } else {
-        join(&[reply, &carry_on(rng, used)])
+        join(&[&reply, &carry_on(rng, used)])
     };
     Turn {
-        user: join(&[&before, remark, &after]),
+        user: join(&[&before, &remark, &after]),
         assistant,
         mentions: Vec::new(),
     }

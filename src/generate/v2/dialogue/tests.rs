@@ -10,7 +10,7 @@ fn every_turn_of_a_long_session_has_fresh_user_text() {
         let mut used = Used::new();
         let mut said: HashSet<String> = HashSet::new();
         for i in 0..1000 {
-            let turn = talk_turn(&mut rng, scenario, &mut used);
+            let turn = talk_turn(&mut rng, scenario, &mut used, false);
             assert!(
                 !turn.user.trim().is_empty(),
                 "scenario {seed}: turn {i} has no user text"
@@ -61,6 +61,57 @@ fn a_lead_lowers_the_next_word_but_not_names_or_i() {
         lead_into("Oh, one more thing.", "We moved.", "x"),
         "Oh, one more thing. We moved."
     );
+    // A lead that runs into the sentence without a mark lowers it too.
+    assert_eq!(
+        lead_into(
+            "Not sure if I said this, but",
+            "Next door is a bakery.",
+            "bakery"
+        ),
+        "Not sure if I said this, but next door is a bakery."
+    );
+}
+
+/// A disclosure has one lead-in at most: a lead before a sentence that is already a
+/// frame around the fact ("I should mention that …") stacks two.
+#[test]
+fn no_disclosure_stacks_two_lead_ins() {
+    let leads: Vec<String> = data()
+        .phrases
+        .mention_leads
+        .pool(Phrasing::All)
+        .into_iter()
+        .map(normal)
+        .collect();
+    let frames: Vec<String> = data()
+        .phrases
+        .mention_frames
+        .pool(Phrasing::All)
+        .into_iter()
+        .map(|f| normal(f.split("{claim}").next().unwrap_or("")))
+        .filter(|f| !f.is_empty())
+        .collect();
+    let plan = crate::generate::generate(&crate::generate::GenConfig::default());
+    let mut stacked = Vec::new();
+    for instance in &plan.instances {
+        for session in &instance.sessions {
+            for turn in session.turns.iter().filter(|t| !t.mentions.is_empty()) {
+                for sentence in sentences(&turn.user) {
+                    let n = normal(sentence);
+                    let lead = leads.iter().any(|l| n.starts_with(l.as_str()));
+                    if lead && frames.iter().any(|f| n.contains(f.as_str())) {
+                        stacked.push(sentence.to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        stacked.is_empty(),
+        "{} stacked, e.g. {:?}",
+        stacked.len(),
+        &stacked[..stacked.len().min(3)]
+    );
 }
 
 #[test]
@@ -69,7 +120,7 @@ fn asides_never_use_a_deletion_word_but_details_sometimes_do() {
         text.to_lowercase()
             .split(|c: char| !c.is_alphabetic())
             .any(|w| {
-                ["delet", "eras", "remov", "wip", "forg", "memor"]
+                ["delet", "eras", "remov", "wip", "forget", "forgot", "memor"]
                     .iter()
                     .any(|s| w.starts_with(s))
             })
