@@ -285,13 +285,25 @@ impl RegressionGate {
                 "bemula gate: {metric} {} against baseline {}: difference {}{} (paired 95% interval), --max-drop {metric}={tol}: {verdict}",
                 show(now),
                 show(before),
-                diff.map(|d| format!("{d:+.3}")).unwrap_or("undefined".into()),
+                diff.map(signed).unwrap_or("undefined".into()),
                 interval
-                    .map(|i| format!(" [{:+.3}, {:+.3}]", i.lo, i.hi))
+                    .map(|i| format!(" [{}, {}]", signed(i.lo), signed(i.hi)))
                     .unwrap_or_default(),
             ));
         }
         Ok((pass, lines))
+    }
+}
+
+/// A difference with its sign and three decimals; one that rounds to zero is `+0.000`
+/// whatever its sign (two sums of the same records in another order may differ in the
+/// last bit, and "-0.000" would read as a drop).
+fn signed(value: f64) -> String {
+    let text = format!("{value:+.3}");
+    if text == "-0.000" {
+        "+0.000".to_string()
+    } else {
+        text
     }
 }
 
@@ -353,4 +365,18 @@ fn bless_one(from: &std::path::Path, to: &std::path::Path) -> Result<String, Str
             .map(|s| format!("{s:.3}"))
             .unwrap_or("undefined".into())
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed;
+
+    #[test]
+    fn a_difference_that_rounds_to_zero_has_no_minus_sign() {
+        assert_eq!(signed(-1e-16), "+0.000");
+        assert_eq!(signed(-0.0), "+0.000");
+        assert_eq!(signed(0.0004), "+0.000");
+        assert_eq!(signed(-0.0006), "-0.001");
+        assert_eq!(signed(0.25), "+0.250");
+    }
 }

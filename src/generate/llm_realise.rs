@@ -239,9 +239,9 @@ impl Unit {
         }
         // The words by which the speaker refers to the user: the user's own first
         // person, the assistant's second person.
-        let user_words = match self.kind {
-            UnitKind::Assistant => SECOND_PERSON,
-            _ => FIRST_PERSON,
+        let (user_words, other_words) = match self.kind {
+            UnitKind::Assistant => (SECOND_PERSON, FIRST_PERSON),
+            _ => (FIRST_PERSON, SECOND_PERSON),
         };
         let (own, possessive, other_possessive) = match self.kind {
             UnitKind::Assistant => ("you", "your", "my"),
@@ -252,6 +252,14 @@ impl Unit {
         if before > 0 && after == 0 {
             return Err(format!(
                 "the rewrite changes the person: the original speaks of the user as \"{own}\", the rewrite never does"
+            ));
+        }
+        // Some of the user's words turned into the other person's, though one stayed
+        // ("Remind me, what do I take?" → "Remind me, what do you take?").
+        if after < before && count_words(rewrite, other_words) > count_words(original, other_words)
+        {
+            return Err(format!(
+                "the rewrite changes the person: the original speaks of the user as \"{own}\" {before} time(s), the rewrite {after}, and of someone else more"
             ));
         }
         let (mine_before, mine_after) = (

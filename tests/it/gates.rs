@@ -75,14 +75,23 @@ fn reference(name: &str) -> bemula::report::Summary {
 #[test]
 fn a_metric_gate_judges_the_point_estimate_or_the_lower_end_and_says_so() {
     use bemula::gate::{GateOn, MetricGate};
-    // wipe on Lite: FE 0.592 with the interval [0.459, 0.710].
+    // wipe on Lite; a bound between the lower end of FE's interval and its point
+    // estimate passes on the point and fails on the lower end.
     let summary = reference("wipe");
-    let point = MetricGate::parse("fe=0.55", GateOn::Point, "--min").unwrap();
+    let fe = summary.metrics.fe.expect("wipe has an FE");
+    let fe_ci = summary.intervals["FE"];
+    assert!(fe_ci.lo < fe, "{fe} {fe_ci:?}");
+    // Two decimals, written as the gate writes a bound back (0.3, not 0.30).
+    let bound = ((fe_ci.lo + fe) / 2.0 * 100.0).round() / 100.0;
+    let point = MetricGate::parse(&format!("fe={bound}"), GateOn::Point, "--min").unwrap();
     let (ok, lines) = point.check(&summary);
     assert!(ok, "{lines:?}");
     assert_eq!(
         lines,
-        ["bemula gate: FE 0.592 [0.459, 0.710] >= --min FE=0.55 (point estimate): PASS"]
+        [format!(
+            "bemula gate: FE {fe:.3} [{:.3}, {:.3}] >= --min FE={bound} (point estimate): PASS",
+            fe_ci.lo, fe_ci.hi
+        )]
     );
     let lower = MetricGate {
         on: GateOn::Lower,
@@ -91,15 +100,19 @@ fn a_metric_gate_judges_the_point_estimate_or_the_lower_end_and_says_so() {
     let (ok, lines) = lower.check(&summary);
     assert!(!ok, "{lines:?}");
     assert!(
-        lines[0].contains("< --min FE=0.55 (lower end of the 95% interval): FAIL"),
+        lines[0].contains(&format!(
+            "< --min FE={bound} (lower end of the 95% interval): FAIL"
+        )),
         "{lines:?}"
     );
     // Every metric must hold.
-    let both = MetricGate::parse("FE=0.3,Score=0.2", GateOn::Point, "BEMULA_MIN").unwrap();
+    let score = summary.metrics.score.expect("wipe has a Score");
+    assert!(fe >= 0.2 && score < 0.2, "{fe} {score}");
+    let both = MetricGate::parse("FE=0.2,Score=0.2", GateOn::Point, "BEMULA_MIN").unwrap();
     let (ok, lines) = both.check(&summary);
     assert!(!ok);
     assert!(
-        lines[0].ends_with("PASS") && lines[1].contains("Score 0.154"),
+        lines[0].ends_with("PASS") && lines[1].contains(&format!("Score {score:.3}")),
         "{lines:?}"
     );
     assert!(lines[1].contains("BEMULA_MIN Score=0.2") && lines[1].ends_with("FAIL"));
@@ -440,6 +453,10 @@ fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not
         crate::bemula(&["bless-baseline", &at("run/oracle-forget"), &at("baseline")]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("blessed"), "{stdout}");
+    let blessed: bemula::report::Summary =
+        serde_json::from_slice(&std::fs::read(at("run/oracle-forget/summary.json")).unwrap())
+            .unwrap();
+    let base = format!("{:.3}", blessed.metrics.score.expect("a Score"));
 
     let (code, stdout, stderr) = crate::bemula(&[
         "report",
@@ -453,7 +470,7 @@ fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
-        stdout.contains("Score 0.961 against baseline 0.961: difference +0.000 [+0.000, +0.000] (paired 95% interval), --max-drop Score=0.02: PASS"),
+        stdout.contains(&format!("Score {base} against baseline {base}: difference +0.000 [+0.000, +0.000] (paired 95% interval), --max-drop Score=0.02: PASS")),
         "{stdout}"
     );
 
@@ -475,7 +492,9 @@ fn the_regression_gate_fails_a_system_that_got_worse_and_passes_one_that_did_not
         .find(|l| l.starts_with("bemula gate: Score"))
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(
-        line.contains("Score 0.000 against baseline 0.961: difference -0.961 ["),
+        line.contains(&format!(
+            "Score 0.000 against baseline {base}: difference -{base} ["
+        )),
         "{line}"
     );
     assert!(

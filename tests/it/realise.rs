@@ -152,7 +152,15 @@ fn dropped_values_and_leaked_targets_fall_back_to_the_templates() {
         let keep = listed(r, "Keep these exact values verbatim: ");
         let avoid = listed(r, "Never add these values: ");
         if keep != "(none)" {
-            Scripted::reply("Something happened the other day.")
+            // The line as it was but for its value, so that only the dropped value
+            // rejects it (not its person or its form).
+            let value = keep.split("; ").next().unwrap().trim_matches('"');
+            let line = line(r);
+            if line.contains(value) {
+                Scripted::reply(&line.replace(value, "something"))
+            } else {
+                Scripted::reply("Something happened the other day.")
+            }
         } else if avoid != "(none)" && line(r).len() % 2 == 1 {
             let leak = avoid.split("; ").next().unwrap().trim_matches('"');
             Scripted::reply(&format!("{} Also, {leak}.", line(r)))

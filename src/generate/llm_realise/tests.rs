@@ -106,6 +106,16 @@ fn the_person_stays() {
     let u = Unit::new(UnitKind::User, "My cat sleeps all day.", &[], &[]);
     assert!(u.check("The cat sleeps all day long.").is_err());
     assert_eq!(u.check("Honestly, my cat naps the whole day."), Ok(()));
+    // One first-person word kept ("Remind me") does not keep the person of the rest.
+    let q = question("Remind me, what medication do I take every day?");
+    let e = q
+        .check("Remind me, what medication do you take every day?")
+        .unwrap_err();
+    assert!(e.contains("person"), "{e}");
+    assert_eq!(
+        q.check("Remind me, which medication do I take each day?"),
+        Ok(())
+    );
     let a = Unit::new(UnitKind::Assistant, "Your garden sounds lovely.", &[], &[]);
     assert!(a.check("My garden sounds lovely.").is_err());
     assert_eq!(a.check("What a lovely garden you have."), Ok(()));

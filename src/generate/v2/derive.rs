@@ -51,9 +51,21 @@ static FIXED_TEXT: LazyLock<String> = LazyLock::new(|| {
         .join("\n")
 });
 
+/// What v2's grammars (small talk, the scenarios' questions and answers) may say,
+/// over every expansion.
+static SAYABLE: LazyLock<super::parts::Sayable> = LazyLock::new(|| {
+    let mut sayable = super::parts::Sayable::default();
+    for (_, entries) in super::data::data().grammars() {
+        for entry in entries {
+            sayable.add(entry);
+        }
+    }
+    sayable
+});
+
 /// Whether `value`, in lower case, occurs in a text the generators may put into a
-/// dialogue ("six months" in a piece of advice), where an inferential target must
-/// never be stated.
+/// dialogue ("six months" in a piece of advice), or some expansion of a grammar may
+/// say it ("[two|six] months"), where an inferential target must never be stated.
 fn in_fixed_text(lower: &str) -> bool {
     // The same values come up in instance after instance: each is looked for once.
     static FOUND: LazyLock<Mutex<FxHashMap<String, bool>>> = LazyLock::new(Default::default);
@@ -61,7 +73,7 @@ fn in_fixed_text(lower: &str) -> bool {
     if let Some(&known) = found.get(lower) {
         return known;
     }
-    let known = FIXED_TEXT.contains(lower);
+    let known = FIXED_TEXT.contains(lower) || (lower.contains(' ') && SAYABLE.may_say(lower));
     found.insert(lower.to_string(), known);
     known
 }

@@ -17,9 +17,8 @@ use crate::generate::plan::{SessionPlan, Slot};
 use crate::generate::profile::GenProfile;
 use crate::generate::rng::Rng;
 use crate::generate::text::{Date, capitalize, fill, fill_with, join, lower_first, number_word};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
 /// What a session has said so far: its user sentences, in the normal form that
 /// `bemula stats --fidelity` compares ("Thank you!" and "thank you." are one
@@ -32,6 +31,8 @@ pub struct Used {
     assistant_parts: PartSet,
     /// The household of the user speaking, whose own small talk may be drawn.
     household: Household,
+    /// Which of the scenario's own questions were asked (bit `i`: pair `i`).
+    asked: u64,
 }
 
 /// What a persona's household has, for the small talk only some households say.
@@ -90,6 +91,7 @@ impl Used {
             parts: PartSet::new(),
             assistant_parts: PartSet::new(),
             household,
+            asked: 0,
         }
     }
 }
@@ -175,40 +177,29 @@ fn with_scenario(template: &str, scenario: &Scenario, extra: &[(&str, &str)]) ->
     })
 }
 
-/// The normal forms of the sentences of every scenario's own questions, by question:
-/// a session looks at all of its scenario's at every fourth question it asks.
-static ASK_SENTENCES: LazyLock<FxHashMap<&'static str, Vec<String>>> = LazyLock::new(|| {
-    v1_data()
+/// A question about the scenario, and the assistant's answer to it when it has one:
+/// one of the scenario's own questions with its answer (each once a session), or a
+/// frame with the scenario's topic and a constraint.
+fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> (String, Option<String>) {
+    let pairs = data()
         .scenarios
-        .iter()
-        .flat_map(|s| &s.asks)
-        .map(|a| (a.as_str(), normal_sentences(a)))
-        .collect()
-});
-
-/// A question about the scenario: one of its own (once a session) or a frame with
-/// the scenario's topic and a constraint.
-fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> String {
-    if rng.chance(1, 4) {
-        let normals = |a: &str| -> Cow<[String]> {
-            match ASK_SENTENCES.get(a) {
-                Some(normals) => normals.into(),
-                None => normal_sentences(a).into(),
-            }
-        };
-        let unused: Vec<(&String, Cow<[String]>)> = scenario
-            .asks
-            .iter()
-            .map(|a| (a, normals(a)))
-            .filter(|(_, normals)| normals.iter().all(|x| !used.sentences.contains(x)))
+        .get(&scenario.theme)
+        .map_or(&[][..], Vec::as_slice);
+    if !pairs.is_empty() && rng.chance(2, 5) {
+        let unasked: Vec<usize> = (0..pairs.len().min(64))
+            .filter(|&i| used.asked & (1 << i) == 0)
             .collect();
-        if !unused.is_empty() {
-            let (a, normals) = &unused[rng.below(unused.len())];
-            used.sentences.extend(normals.iter().cloned());
-            return a.to_string();
+        if !unasked.is_empty() {
+            let i = unasked[rng.below(unasked.len())];
+            let [ask, answer] = &pairs[i];
+            let ask = fresh(rng, used, |rng, _| expand(rng, ask));
+            if let Some(ask) = ask {
+                used.asked |= 1 << i;
+                return (ask, Some(expand(rng, answer)));
+            }
         }
     }
-    framed_ask(rng, Some(&scenario.topic), used)
+    (framed_ask(rng, Some(&scenario.topic), used), None)
 }
 
 /// A question from a frame and a constraint, about `topic` or, without one, about
@@ -382,7 +373,14 @@ fn action(rng: &mut Rng, used: &mut Used) -> String {
 fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Used) -> String {
     let talk = &data().talk;
     let open = if lead.is_empty() && rng.chance(1, 3) {
-        assistant_part(rng, used, Inventory::AssistantOpens)
+        if rng.chance(1, 3) {
+            // The short openers a confirmation starts with are everyday replies too
+            // ("Of course, that's fine."), and ordinary replies say them.
+            let open = data().phrases.confirm_open.pick(rng, Phrasing::All);
+            format!("{}.", expand(rng, open))
+        } else {
+            assistant_part(rng, used, Inventory::AssistantOpens)
+        }
     } else {
         String::new()
     };
@@ -397,20 +395,20 @@ fn assistant_reply(rng: &mut Rng, scenario: &Scenario, lead: &str, used: &mut Us
     };
     let tips = rng.sample(&scenario.tips, 2);
     let mut parts: Vec<Cow<str>> = vec![lead.into(), open.into()];
-    if rng.chance(1, 3) {
+    if rng.chance(1, 5) {
         parts.push(tips[0].as_str().into());
     }
     parts.push(advice(rng, used).into());
     if rng.chance(3, 5) {
         parts.push(assistant_part(rng, used, Inventory::Reasons).into());
     }
-    if rng.chance(3, 5) {
-        parts.push(advice(rng, used).into());
-    }
     if rng.chance(1, 2) {
         parts.push(advice(rng, used).into());
     }
-    if rng.chance(1, 5) {
+    if rng.chance(1, 4) {
+        parts.push(advice(rng, used).into());
+    }
+    if rng.chance(1, 10) {
         parts.push(tips[1].as_str().into());
     }
     if rng.chance(1, 4) {
@@ -496,13 +494,13 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used, opening: b
     } else {
         String::new()
     };
-    let ask = user_ask(rng, scenario, used);
-    let detail = if rng.chance(3, 5) {
+    let (ask, answer) = user_ask(rng, scenario, used);
+    let detail = if rng.chance(1, 2) {
         user_detail(rng, used, true)
     } else {
         String::new()
     };
-    let more = if rng.chance(1, 4) {
+    let more = if rng.chance(1, 6) {
         user_detail(rng, used, true)
     } else {
         String::new()
@@ -519,11 +517,28 @@ pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used, opening: b
     if user.is_empty() {
         user = user_fallback(rng, used);
     }
+    let assistant = match answer {
+        Some(answer) => answered(rng, "", &answer, used),
+        None => assistant_reply(rng, scenario, "", used),
+    };
     Turn {
         user,
-        assistant: assistant_reply(rng, scenario, "", used),
+        assistant,
         mentions: Vec::new(),
     }
+}
+
+/// The assistant's answer to one of the scenario's own questions, after `lead`
+/// (maybe empty), now and then with a reason or an offer after it.
+fn answered(rng: &mut Rng, lead: &str, answer: &str, used: &mut Used) -> String {
+    let mut parts: Vec<Cow<str>> = vec![lead.into(), answer.into()];
+    if rng.chance(1, 4) {
+        parts.push(assistant_part(rng, used, Inventory::Reasons).into());
+    }
+    if rng.chance(1, 3) {
+        parts.push(assistant_part(rng, used, Inventory::Closers).into());
+    }
+    join_distinct(&parts)
 }
 
 /// A value as a person may say it: "3 times a week" as "three times a week",
@@ -615,11 +630,11 @@ fn disclosure_of(
     let v2 = data();
     let form = rng.below(20);
     let sentence = match (form, v2.facts.get(&t.key)) {
-        (0..=6, Some(phrases)) => {
-            ctx.profile
-                .render(phrases.says.pick(rng, ctx.phrasing), value, when)
+        (0..=11, Some(phrases)) => {
+            let says = phrases.says.pick(rng, ctx.phrasing);
+            ctx.profile.render(&expand(rng, says), value, when)
         }
-        (7..=14, _) | (_, None) => {
+        (12..=15, _) | (_, None) => {
             let own = pick_parity(rng, &t.say, ctx.phrasing);
             ctx.profile.render(own, value, when)
         }
@@ -675,10 +690,10 @@ fn mention_turn(
     } else {
         String::new()
     };
-    let ask = if rng.chance(3, 5) {
+    let (ask, answer) = if rng.chance(3, 5) {
         user_ask(rng, scenario, used)
     } else {
-        String::new()
+        (String::new(), None)
     };
     let lead = if rng.chance(2, 5) {
         let about =
@@ -694,9 +709,13 @@ fn mention_turn(
         let ack = rng.text(&talk.disclosure_acks);
         expand(rng, ack)
     };
+    let assistant = match answer {
+        Some(answer) => answered(rng, &lead, &answer, used),
+        None => assistant_reply(rng, scenario, &lead, used),
+    };
     Turn {
         user: join(&[&main, &extra, &ask]),
-        assistant: assistant_reply(rng, scenario, &lead, used),
+        assistant,
         mentions,
     }
 }

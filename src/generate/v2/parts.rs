@@ -149,6 +149,161 @@ fn tidy(text: &str) -> String {
     out
 }
 
+/// The words an entry's expansions may say ([`Sayable::words`]) and the pairs of
+/// words one of them may say in a row ([`Sayable::bigrams`]), of every expansion at
+/// once, without expanding: a value that no grammar can say word after word is
+/// said by none of its expansions. Words are lower case, split at anything but
+/// letters, digits, `'` and `-`; a slot breaks a run of words.
+#[derive(Debug, Default)]
+pub struct Sayable {
+    /// Every word.
+    pub words: rustc_hash::FxHashSet<String>,
+    /// Every pair of words said in a row.
+    pub bigrams: rustc_hash::FxHashSet<(String, String)>,
+}
+
+impl Sayable {
+    /// Adds what `entry` may say.
+    pub fn add(&mut self, entry: &str) {
+        let node = Node::parse(entry);
+        node.summarise(self);
+    }
+
+    /// Whether some expansion of an added entry may say `phrase`'s words in a row
+    /// (all its bigrams are sayable: a necessary condition, so `false` is certain).
+    pub fn may_say(&self, phrase: &str) -> bool {
+        let words = say_words(phrase);
+        match words.as_slice() {
+            [] => false,
+            [w] => self.words.contains(w),
+            _ => words
+                .windows(2)
+                .all(|p| self.bigrams.contains(&(p[0].clone(), p[1].clone()))),
+        }
+    }
+}
+
+fn say_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A parsed grammar: words in a row, a slot, a sequence or a choice.
+enum Node {
+    Words(Vec<String>),
+    Slot,
+    Seq(Vec<Node>),
+    Alt(Vec<Node>),
+}
+
+/// What a node says at its edges: its first and last words (`None`: a slot or
+/// nothing), and whether it may say nothing.
+struct Edges {
+    first: Vec<Option<String>>,
+    last: Vec<Option<String>>,
+    empty: bool,
+}
+
+impl Node {
+    fn parse(text: &str) -> Node {
+        let mut items = Vec::new();
+        let mut rest = text;
+        loop {
+            let next = rest.find(['[', '{']);
+            let (plain, after) = match next {
+                Some(i) => (&rest[..i], &rest[i..]),
+                None => (rest, ""),
+            };
+            let words = say_words(plain);
+            if !words.is_empty() {
+                items.push(Node::Words(words));
+            }
+            if after.is_empty() {
+                break;
+            }
+            if let Some(slot) = after.strip_prefix('{') {
+                items.push(Node::Slot);
+                rest = slot.split_once('}').map_or("", |(_, r)| r);
+            } else {
+                let (alternatives, tail) = group(&after[1..]);
+                items.push(Node::Alt(
+                    alternatives.into_iter().map(Node::parse).collect(),
+                ));
+                rest = tail;
+            }
+        }
+        Node::Seq(items)
+    }
+
+    /// Adds the node's words and inner bigrams to `out`; returns its edges.
+    fn summarise(&self, out: &mut Sayable) -> Edges {
+        match self {
+            Node::Words(words) => {
+                out.words.extend(words.iter().cloned());
+                for p in words.windows(2) {
+                    out.bigrams.insert((p[0].clone(), p[1].clone()));
+                }
+                Edges {
+                    first: vec![words.first().cloned()],
+                    last: vec![words.last().cloned()],
+                    empty: words.is_empty(),
+                }
+            }
+            Node::Slot => Edges {
+                first: vec![None],
+                last: vec![None],
+                empty: false,
+            },
+            Node::Alt(alternatives) => {
+                let mut edges = Edges {
+                    first: Vec::new(),
+                    last: Vec::new(),
+                    empty: false,
+                };
+                for a in alternatives {
+                    let e = a.summarise(out);
+                    edges.first.extend(e.first);
+                    edges.last.extend(e.last);
+                    edges.empty |= e.empty;
+                }
+                edges
+            }
+            Node::Seq(items) => {
+                let mut edges = Edges {
+                    first: Vec::new(),
+                    last: Vec::new(),
+                    empty: true,
+                };
+                for item in items {
+                    let e = item.summarise(out);
+                    for a in edges.last.iter().flatten() {
+                        for b in e.first.iter().flatten() {
+                            out.bigrams.insert((a.clone(), b.clone()));
+                        }
+                    }
+                    if edges.empty {
+                        edges.first.extend(e.first.iter().cloned());
+                    }
+                    if e.empty {
+                        edges.last.extend(e.last);
+                    } else {
+                        edges.last = e.last;
+                    }
+                    edges.empty &= e.empty;
+                }
+                edges.first.sort();
+                edges.first.dedup();
+                edges.last.sort();
+                edges.last.dedup();
+                edges
+            }
+        }
+    }
+}
+
 /// Why an entry is not a well-formed grammar, if it is not: a group left open or
 /// closed twice, an empty group, a group of one alternative, or an end mark (`.`,
 /// `!`, `?`) inside a group (sentences are told apart before groups are expanded).
@@ -292,6 +447,32 @@ mod tests {
         .collect();
         assert_eq!(seen, expected);
         assert_eq!(expand(&mut rng, "No groups here."), "No groups here.");
+    }
+
+    #[test]
+    fn sayable_phrases_are_found_across_groups_and_unsayable_ones_are_not() {
+        let mut sayable = Sayable::default();
+        sayable.add("I [waited|queued] [for [two|three]|] [weeks|days] at {place}, honestly.");
+        sayable.add("Plain text about six months.");
+        for phrase in [
+            "three weeks",
+            "waited for two",
+            "queued days",
+            "two days",
+            "six months",
+        ] {
+            assert!(sayable.may_say(phrase), "{phrase}");
+        }
+        // An empty alternative joins its neighbours; a slot breaks the run.
+        assert!(sayable.may_say("waited weeks"));
+        for phrase in [
+            "two weeks at honestly",
+            "four weeks",
+            "weeks honestly",
+            "months",
+        ] {
+            assert_eq!(sayable.may_say(phrase), phrase == "months", "{phrase}");
+        }
     }
 
     #[test]

@@ -151,11 +151,14 @@ fn confirmation(rng: &mut Rng, ctx: &Context, update: bool) -> String {
     let p = &data().phrases;
     let phr = ctx.phrasing;
     let open = p.confirm_open.pick(rng, phr);
+    let open = expand(rng, open);
     let body = if update {
-        p.confirm_update.pick(rng, phr).to_string()
+        let body = p.confirm_update.pick(rng, phr);
+        expand(rng, body)
     } else {
         let what = p.confirm_refs.pick(rng, phr);
-        fill(p.confirm_delete.pick(rng, phr), &|k| {
+        let body = p.confirm_delete.pick(rng, phr);
+        fill(&expand(rng, body), &|k| {
             (k == "ref").then(|| what.to_string())
         })
     };
@@ -165,16 +168,44 @@ fn confirmation(rng: &mut Rng, ctx: &Context, update: bool) -> String {
         lower_first(&body)
     };
     let tail = if !update && rng.chance(1, 2) {
-        format!(" {}", p.confirm_tails.pick(rng, phr))
+        let tail = p.confirm_tails.pick(rng, phr);
+        format!(" {}", expand(rng, tail))
     } else {
         String::new()
     };
     let close = if rng.chance(3, 5) {
-        format!("; {}", p.confirm_close.pick(rng, phr))
+        let close = p.confirm_close.pick(rng, phr);
+        format!("; {}", expand(rng, close))
     } else {
         String::new()
     };
     format!("{open}, {body}{tail}{close}.")
+}
+
+/// Whether a text speaks of the user having told or said something ("I told you",
+/// "as I mentioned", "I've shared"): English, not any inventory's wording.
+fn speaks_of_telling(text: &str) -> bool {
+    const PHRASES: [&str; 10] = [
+        "i told",
+        "i've told",
+        "told you",
+        "telling you",
+        "i said",
+        "i mentioned",
+        "i shared",
+        "i've shared",
+        "i've mentioned",
+        "i've said",
+    ];
+    let words: Vec<String> = text
+        .to_lowercase()
+        .replace('\u{2019}', "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    let joined = format!(" {} ", words.join(" "));
+    PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
 }
 
 /// Writes one request said in a session held on `today`.
@@ -193,7 +224,8 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
         let about = profile.about(target);
         new_value = Some(new);
         let template = p.update[style].pick(rng, phr);
-        fill(template, &|key| match key {
+        let template = expand(rng, template);
+        fill(&template, &|key| match key {
             "old" => Some(old_claim.clone()),
             "new" => Some(new_claim.clone()),
             "old_value" => Some(old_value.clone()),
@@ -203,37 +235,55 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
     } else {
         let what = what(rng, ctx, req, today);
         let template = p.frames[style].pick(rng, phr);
-        fill(template, &|key| (key == "what").then(|| what.clone()))
+        let template = expand(rng, template);
+        fill(&template, &|key| (key == "what").then(|| what.clone()))
     };
     let sentence = capitalize(&sentence);
     let lead = if rng.chance(2, 5) {
-        p.leads.pick(rng, phr)
+        let lead = p.leads.pick(rng, phr);
+        expand(rng, lead)
     } else {
-        ""
+        String::new()
     };
     // One colon a sentence: no lead ending in one before a request holding one.
     let lead = if lead.ends_with(':') && sentence.contains(':') {
-        ""
+        String::new()
     } else {
         lead
     };
-    let follow = if req.kind != RequestType::F6 && rng.chance(2, 5) {
-        p.follow_ups.pick(rng, phr)
+    let follow = if req.kind != RequestType::F6 && rng.chance(1, 4) {
+        let follow = p.follow_ups.pick(rng, phr);
+        expand(rng, follow)
     } else {
-        ""
+        String::new()
     };
     let sentence = if lead.is_empty() {
         sentence
     } else {
-        crate::generate::realise::bridge(lead, &sentence)
+        crate::generate::realise::bridge(&lead, &sentence)
     };
     // The exchange is as long as an ordinary one: the user may say something else in
     // the same turn, and the assistant goes back to the conversation after confirming.
     let mut used = Used::speaking_as(ctx.profile);
+    // Beside a request to forget an inference, nothing the user says speaks of having
+    // told something ("like I told you"): the inferred fact was never said.
+    let inferential = req.kind == RequestType::F4;
+    let aside = |rng: &mut Rng, used: &mut Used, draw: fn(&mut Rng, &mut Used) -> String| {
+        for _ in 0..10 {
+            let text = draw(rng, used);
+            if !inferential || !speaks_of_telling(&text) {
+                return text;
+            }
+        }
+        String::new()
+    };
     let (before, after) = match rng.below(10) {
-        0..=2 => (aside_before(rng, &mut used), String::new()),
-        3..=5 => (String::new(), aside_after(rng, &mut used)),
-        6..=7 => (aside_before(rng, &mut used), aside_after(rng, &mut used)),
+        0..=2 => (aside(rng, &mut used, aside_before), String::new()),
+        3..=5 => (String::new(), aside(rng, &mut used, aside_after)),
+        6..=7 => (
+            aside(rng, &mut used, aside_before),
+            aside(rng, &mut used, aside_after),
+        ),
         _ => Default::default(),
     };
     let mut confirmation = confirmation(rng, ctx, req.kind == RequestType::F6);
@@ -242,7 +292,7 @@ pub fn request_text(rng: &mut Rng, ctx: &Context, req: &RequestPlan, today: Date
     }
     RequestText {
         turn: Turn {
-            user: join(&[&before, &sentence, follow, &after]),
+            user: join(&[&before, &sentence, &follow, &after]),
             assistant: confirmation,
             mentions: Vec::new(),
         },
@@ -277,5 +327,29 @@ fn filler(rng: &mut Rng, used: &mut Used) -> Turn {
         user: join(&[&before, &remark, &after]),
         assistant,
         mentions: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::speaks_of_telling;
+
+    #[test]
+    fn telling_is_found_in_its_everyday_forms() {
+        for text in [
+            "Like I told you, it's a slog.",
+            "I'm glad I mentioned it, honestly.",
+            "That's roughly what I said last week.",
+            "As I've mentioned before, money is tight.",
+        ] {
+            assert!(speaks_of_telling(text), "{text}");
+        }
+        for text in [
+            "Tell me what you think.",
+            "She mentioned a new cafe.",
+            "Please forget it.",
+        ] {
+            assert!(!speaks_of_telling(text), "{text}");
+        }
     }
 }
