@@ -218,8 +218,9 @@ impl LlmClient {
     /// model or base URL (404) or an unreachable endpoint fails here with a clear error
     /// instead of on every item of a run. A successful preflight is recorded in the
     /// response cache; when the cache has one, the endpoint gets a single probe (no
-    /// retries, at most 10 s) and, if it cannot be reached, the run goes on from the
-    /// cache alone: a recorded run replays with no server running, and a request the
+    /// retries, at most 10 s) and, if it cannot be connected to (a probe that times out
+    /// finds a busy endpoint, which the run then calls as usual), the run goes on from
+    /// the cache alone: a recorded run replays with no server running, and a request the
     /// cache cannot answer then fails at once, naming the endpoint. An endpoint that
     /// answers and refuses (401, 404, …) fails the preflight as ever.
     pub async fn preflight(&self) -> Result<(), LlmError> {
@@ -256,7 +257,14 @@ impl LlmClient {
             .await
         {
             Ok(_) => Ok(()),
-            Err(e @ (LlmError::Connection { .. } | LlmError::Timeout { .. })) => {
+            // Something listens but did not answer in time (a busy local server): the
+            // run calls it as usual, with its own timeout and retries; the cache has
+            // answered the preflight.
+            Err(LlmError::Timeout { .. }) => {
+                self.shared.meter.record_cache_hit(Role::Preflight);
+                Ok(())
+            }
+            Err(e @ LlmError::Connection { .. }) => {
                 // The failed probe was counted as a failure; the preflight itself was
                 // answered by the cache.
                 self.shared.meter.record_cache_hit(Role::Preflight);

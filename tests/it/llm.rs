@@ -1387,6 +1387,73 @@ fn a_recorded_run_replays_from_the_cache_with_no_server_running() {
     );
 }
 
+/// An endpoint that answers, but slowly, is used, not replayed: a recorded preflight
+/// makes the run probe the endpoint once, and a probe that times out (the server is
+/// busy: something is listening) is no reason to run from the cache alone, which
+/// would fail every request it has no reply for. Only an endpoint that cannot be
+/// connected to is replayed.
+#[test]
+fn a_slow_endpoint_with_a_recorded_preflight_is_still_called() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let slow = Arc::new(AtomicBool::new(false));
+    let server = {
+        let slow = slow.clone();
+        ChatServer::respond(move |r: &Recorded| {
+            if r.last_user().contains("single word OK") {
+                let reply = Scripted::reply("OK");
+                if slow.load(Ordering::SeqCst) {
+                    reply.delay(Duration::from_secs(3))
+                } else {
+                    reply
+                }
+            } else {
+                Scripted::reply("I can't recall that.")
+            }
+        })
+    };
+    let url = server.url.clone();
+    let dataset = bemula::generate::generate(&bemula::generate::GenConfig {
+        seed: 7,
+        lite: true,
+        ..Default::default()
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let run = |instance: usize| {
+        let data = tempfile::tempdir().unwrap();
+        let one = bemula::dataset::Dataset::from_instances(
+            vec![dataset.instances[instance].clone()],
+            "one",
+        );
+        one.write(data.path()).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let output = crate::bemula_command()
+            .args(["run", "--system", "naive-rag", "--judge", "rule"])
+            .args(["--answerer", "llm:am", "--bootstrap", "0"])
+            .args(["--retries", "0", "--llm-timeout", "2"])
+            .arg("--data")
+            .arg(data.path())
+            .arg("--out")
+            .arg(out.path())
+            .arg("--cache")
+            .arg(cache.path())
+            .args(["--base-url", &url, "--api-key-env", "BEMULA_TEST_KEY"])
+            .env("BEMULA_TEST_KEY", KEY)
+            .output()
+            .unwrap();
+        crate::output_text(&output).to_string() + &format!("\nstatus: {}", output.status)
+    };
+    // The first run records the preflight.
+    let first = run(0);
+    assert!(first.ends_with("status: exit status: 0"), "{first}");
+    // Another instance, the preflight now slower than the run's 2 s timeout.
+    slow.store(true, Ordering::SeqCst);
+    let before = server.count();
+    let second = run(1);
+    assert!(second.ends_with("status: exit status: 0"), "{second}");
+    assert!(!second.contains("replaying from the cache"), "{second}");
+    assert!(server.count() > before + 10, "{second}");
+}
+
 /// A scripted llama.cpp-like server: `/tokenize` counts one token per `chars_per_token`
 /// characters of `content` (`None`: no such endpoint, HTTP 404), chat replies a refusal.
 fn tokenizing_server(chars_per_token: Option<usize>) -> ChatServer {
