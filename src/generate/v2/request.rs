@@ -197,14 +197,7 @@ fn speaks_of_telling(text: &str) -> bool {
         "i've mentioned",
         "i've said",
     ];
-    let words: Vec<String> = text
-        .to_lowercase()
-        .replace('\u{2019}', "'")
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    let joined = format!(" {} ", words.join(" "));
+    let joined = format!(" {} ", crate::text::tokenize(text).join(" "));
     PHRASES.iter().any(|p| joined.contains(&format!(" {p} ")))
 }
 
