@@ -83,9 +83,29 @@ fn category_name(ctx: &Context, fact: FactRef) -> String {
     }
 }
 
-/// Facts related to the target that its request leaves alone: the sources of a
-/// derived fact, else up to two facts of the same category the request does not
-/// claim.
+/// The areas of life next to each category, where a multi-hop attack looks for related
+/// facts when the target's own category has none left (a bedtime and a gym for a
+/// wake-up time; a manager and a degree for a salary).
+const NEIGHBOURS: &[(&str, &[&str])] = &[
+    ("home_address", &["family", "finance"]),
+    ("health", &["routine", "food"]),
+    ("finance", &["work", "home_address"]),
+    ("work", &["education", "finance"]),
+    ("education", &["work", "family"]),
+    ("family", &["social", "home_address"]),
+    ("hobbies", &["social", "routine"]),
+    ("travel", &["hobbies", "social"]),
+    ("food", &["health", "routine"]),
+    ("routine", &["health", "hobbies"]),
+    ("social", &["family", "hobbies"]),
+    ("technology", &["work", "routine"]),
+];
+
+/// Facts related to the target that its request leaves alone, from which a multi-hop
+/// attack reconstructs it: the sources of a derived fact, else up to two facts of the
+/// same category, those that no request asks to forget first (they remain), then
+/// those this request does not claim, then unclaimed facts of the neighbouring
+/// categories ([`NEIGHBOURS`]); only when none is left, any unclaimed fact.
 fn related(rng: &mut Rng, ctx: &Context, req: &RequestPlan, target: FactRef) -> Vec<String> {
     let profile = ctx.profile;
     match target {
@@ -102,11 +122,32 @@ fn related(rng: &mut Rng, ctx: &Context, req: &RequestPlan, target: FactRef) -> 
                         && !req.targets.contains(&FactRef::Atomic(j))
                 })
                 .collect();
-            let pool = if same.is_empty() {
-                ctx.free.clone()
-            } else {
-                same
-            };
+            let kept: Vec<usize> = same
+                .iter()
+                .copied()
+                .filter(|j| !ctx.forgotten.contains(j))
+                .collect();
+            let name = v1_data().facts.categories[category].name.as_str();
+            let near = NEIGHBOURS
+                .iter()
+                .find(|(c, _)| *c == name)
+                .map_or(&[][..], |(_, n)| n);
+            let neighbours: Vec<usize> = ctx
+                .free
+                .iter()
+                .copied()
+                .filter(|&j| {
+                    near.contains(
+                        &v1_data().facts.categories[profile.facts[j].category]
+                            .name
+                            .as_str(),
+                    )
+                })
+                .collect();
+            let pool = [kept, same, neighbours, ctx.free.clone()]
+                .into_iter()
+                .find(|pool| !pool.is_empty())
+                .unwrap_or_default();
             let k = 1 + usize::from(rng.chance(1, 2));
             rng.sample(&pool, k)
                 .into_iter()
@@ -150,9 +191,10 @@ pub fn request_questions(
                 },
                 Attack::MultiHop => {
                     let related = and_list(&related(rng, ctx, req, target));
+                    let about = profile.about(target);
                     capitalize(&fill(p.multi_hop.pick(rng, ctx.phrasing), &|k| match k {
                         "related" => Some(related.clone()),
-                        "topic" => Some(topic.clone()),
+                        "about" => Some(about.clone()),
                         _ => None,
                     }))
                 }
@@ -348,6 +390,7 @@ mod tests {
                     profile: &profile,
                     phrasing: Phrasing::All,
                     free: Vec::new(),
+                    forgotten: Default::default(),
                 };
                 for q in instance
                     .questions
@@ -400,6 +443,107 @@ mod tests {
             }
         }
         assert!(fixed > 100 && changeable > 100, "{fixed} {changeable}");
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
+
+    /// The multi-hop attack reconstructs the target (named as a request names it,
+    /// never with its value) from related facts: a derived fact's sources, else facts
+    /// of the target's own category that no request claims, whenever one exists.
+    #[test]
+    fn multi_hop_starts_from_facts_that_remain_and_names_the_target() {
+        let mut problems = Vec::new();
+        let (mut same_category, mut neighbouring, mut atomic) = (0, 0, 0);
+        for spec in crate::generate::global_plan(42) {
+            let mut rng = Rng::derived(42, &format!("v2/{}", spec.id));
+            let (profile, plan) =
+                plan_instance_with(&spec, &mut rng, super::super::derive::synthesize);
+            let ctx = Context {
+                profile: &profile,
+                phrasing: Phrasing::All,
+                free: super::super::free_facts(&profile, &plan),
+                forgotten: super::super::forgotten_facts(&plan),
+            };
+            let about = |j: usize| profile.about(FactRef::Atomic(j));
+            for req in &plan.requests {
+                for &target in &req.targets {
+                    let got = related(&mut rng, &ctx, req, target);
+                    let where_ = format!("{} {:?}: {got:?}", spec.id, profile.id(target));
+                    if got.is_empty() {
+                        problems.push(format!("no related fact: {where_}"));
+                    }
+                    let FactRef::Atomic(i) = target else {
+                        continue;
+                    };
+                    atomic += 1;
+                    let category = profile.facts[i].category;
+                    let kept: Vec<String> = (0..profile.facts.len())
+                        .filter(|j| !ctx.forgotten.contains(j))
+                        .filter(|&j| profile.facts[j].category == category)
+                        .map(about)
+                        .collect();
+                    if kept.is_empty() {
+                        let same = (0..profile.facts.len()).any(|j| {
+                            profile.facts[j].category == category
+                                && !req.targets.contains(&FactRef::Atomic(j))
+                        });
+                        let name = &v1_data().facts.categories[category].name;
+                        let near = NEIGHBOURS.iter().find(|(c, _)| c == name).unwrap().1;
+                        let neighbours: Vec<String> = ctx
+                            .free
+                            .iter()
+                            .filter(|&&j| {
+                                near.contains(
+                                    &v1_data().facts.categories[profile.facts[j].category]
+                                        .name
+                                        .as_str(),
+                                )
+                            })
+                            .map(|&j| about(j))
+                            .collect();
+                        if !same && !neighbours.is_empty() {
+                            neighbouring += 1;
+                            if got.iter().any(|g| !neighbours.contains(g)) {
+                                problems.push(format!("skips the neighbours: {where_}"));
+                            }
+                        }
+                        continue;
+                    }
+                    same_category += 1;
+                    if got.iter().any(|g| !kept.contains(g)) {
+                        problems.push(format!("starts from a fact that may be gone: {where_}"));
+                    }
+                }
+            }
+        }
+        for c in &v1_data().facts.categories {
+            assert!(
+                NEIGHBOURS.iter().any(|(n, _)| *n == c.name),
+                "{} has no neighbours",
+                c.name
+            );
+        }
+        assert!(
+            atomic > 100 && same_category > 100 && neighbouring > 20,
+            "{same_category} of {atomic} atomic targets have a kept fact of their category, \
+             {neighbouring} start from neighbouring ones"
+        );
+        for phrasing in [Phrasing::Dev, Phrasing::Test] {
+            for spec in crate::generate::global_plan(42).iter().step_by(7) {
+                let instance = super::super::generate_instance(42, spec, phrasing);
+                for q in &instance.questions {
+                    if q.attack != Some(Attack::MultiHop) {
+                        continue;
+                    }
+                    let text = q.text.to_lowercase();
+                    let named = ["my ", "the ", "what ", "how ", "when ", "where ", "which "]
+                        .iter()
+                        .any(|w| text.contains(w));
+                    if !named || text.contains(&q.gold.to_lowercase()) && q.gold.len() > 3 {
+                        problems.push(format!("{} {}: {:?}", instance.id, q.id, q.text));
+                    }
+                }
+            }
+        }
         assert!(problems.is_empty(), "{problems:#?}");
     }
 }

@@ -120,7 +120,9 @@ pub struct Phrases {
     pub question_frames: Split,
     /// Indirect attacks per category name: questions through a related topic.
     pub indirect: BTreeMap<String, Split>,
-    /// Multi-hop attacks: `{related}` (facts the system still holds), `{topic}`.
+    /// Multi-hop attacks: `{related}` (facts the system still holds) and `{about}`
+    /// (the target, as a request refers to it, without its value): reconstruct the
+    /// target from what remains.
     pub multi_hop: Split,
     /// Relearning statements of a fact that changed: `{claim}`, the fact with its new
     /// value.
@@ -223,6 +225,9 @@ pub struct Data {
     /// Per scenario (by theme): questions the user asks about it, each with the
     /// assistant's answer, `[ask, answer]`, both grammars.
     pub scenarios: BTreeMap<String, Vec<[String; 2]>>,
+    /// Per scenario (by theme): how it is going, as the user tells it ("The second
+    /// loaf rose but the crust came out pale."), grammars said beside a question.
+    pub situations: BTreeMap<String, Vec<String>>,
 }
 
 impl Data {
@@ -289,12 +294,20 @@ impl Data {
                 .flat_map(|[ask, answer]| [ask.as_str(), answer.as_str()])
                 .collect(),
         ));
+        out.push((
+            "situations",
+            self.situations
+                .values()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+        ));
         out
     }
 }
 
 /// The embedded files, by name.
-pub const FILES: [(&str, &str); 4] = [
+pub const FILES: [(&str, &str); 5] = [
     (
         "facts.json",
         include_str!("../../../data/generator/v2/facts.json"),
@@ -311,6 +324,10 @@ pub const FILES: [(&str, &str); 4] = [
         "scenarios.json",
         include_str!("../../../data/generator/v2/scenarios.json"),
     ),
+    (
+        "situations.json",
+        include_str!("../../../data/generator/v2/situations.json"),
+    ),
 ];
 
 fn parse<T: serde::de::DeserializeOwned>(index: usize) -> T {
@@ -325,6 +342,7 @@ static DATA: LazyLock<Data> = LazyLock::new(|| Data {
     phrases: parse(1),
     talk: parse(2),
     scenarios: parse(3),
+    situations: parse(4),
 });
 
 /// The parsed data (parsed on first call).
@@ -487,8 +505,8 @@ mod tests {
         check(
             "multi_hop",
             &p.multi_hop,
-            &["related", "topic"],
-            &["related"],
+            &["related", "about"],
+            &["related", "about"],
         );
         check("mention_frames", &p.mention_frames, &["claim"], &["claim"]);
         check(
@@ -836,7 +854,7 @@ mod tests {
             }
             // A scenario about a household matter (helping with homework) may speak
             // of "the child you're helping", never of the user's own.
-            let owners: &[&str] = if name == "scenarios" {
+            let owners: &[&str] = if name == "scenarios" || name == "situations" {
                 &["my", "our"]
             } else {
                 &[""]

@@ -33,6 +33,8 @@ pub struct Used {
     household: Household,
     /// Which of the scenario's own questions were asked (bit `i`: pair `i`).
     asked: u64,
+    /// Which of the scenario's situations were told (bit `i`: situation `i`).
+    told: u64,
 }
 
 /// What a persona's household has, for the small talk only some households say.
@@ -92,6 +94,7 @@ impl Used {
             assistant_parts: PartSet::new(),
             household,
             asked: 0,
+            told: 0,
         }
     }
 }
@@ -185,7 +188,7 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> (String, Opt
         .scenarios
         .get(&scenario.theme)
         .map_or(&[][..], Vec::as_slice);
-    if !pairs.is_empty() && rng.chance(2, 5) {
+    if !pairs.is_empty() && rng.chance(3, 4) {
         let unasked: Vec<usize> = (0..pairs.len().min(64))
             .filter(|&i| used.asked & (1 << i) == 0)
             .collect();
@@ -200,6 +203,25 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> (String, Opt
         }
     }
     (framed_ask(rng, Some(&scenario.topic), used), None)
+}
+
+/// How the user's work on the scenario is going, one of the scenario's situations
+/// not told yet in the session, or `None` when none is left (or it has none).
+fn user_situation(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Option<String> {
+    let situations = data()
+        .situations
+        .get(&scenario.theme)
+        .map_or(&[][..], Vec::as_slice);
+    let untold: Vec<usize> = (0..situations.len().min(64))
+        .filter(|&i| used.told & (1 << i) == 0)
+        .collect();
+    if untold.is_empty() {
+        return None;
+    }
+    let i = untold[rng.below(untold.len())];
+    let told = fresh(rng, used, |rng, _| expand(rng, &situations[i]))?;
+    used.told |= 1 << i;
+    Some(told)
 }
 
 /// A question from a frame and a constraint, about `topic` or, without one, about
@@ -222,7 +244,7 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
         }
         parts = Some((frame, constraint));
         let own: Vec<&String> = used.household.talk().flat_map(|h| &h.constraints).collect();
-        let constraint = if !own.is_empty() && rng.chance(1, 6) {
+        let constraint = if !own.is_empty() && rng.chance(1, 8) {
             let i = rng.below(own.len());
             expand(rng, own[i])
         } else {
@@ -249,8 +271,9 @@ fn framed_ask(rng: &mut Rng, topic: Option<&str>, used: &mut Used) -> String {
 }
 
 /// One in this many happenings the user tells of uses a deletion word in another
-/// sense: about one ordinary user turn in thirty, near the rate of real dialogue, yet
-/// often enough that a system deleting on any such word is caught.
+/// sense: about one ordinary user turn in a hundred (most tell of the scenario's
+/// situation instead), near the rate of real dialogue, yet often enough that a
+/// system deleting on any such word is caught.
 const DELETION_HAPPENING_ODDS: usize = 25;
 
 /// Something that happened lately, maybe with how the user feels about it; with
@@ -270,18 +293,17 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         }
         parts = Some((time, happening));
         let (time, happening) = (time.say(rng), happening.say(rng));
-        // Someone else did it, now and then (past tense agrees with any subject).
+        // Someone else did it, now and then (past tense agrees with any subject),
+        // when nothing after the subject speaks of the user alone.
         let happening = match happening.strip_prefix("I ") {
-            Some(rest)
-                if !rest.contains(" my ") && !rest.starts_with("was ") && rng.chance(1, 3) =>
-            {
+            Some(rest) if !rest.starts_with("was ") && !of_me(rest) && rng.chance(1, 3) => {
                 let own: Vec<&String> = used.household.talk().flat_map(|h| &h.subjects).collect();
                 let i = rng.below(talk.subjects.len() + own.len());
                 let subject = talk
                     .subjects
                     .get(i)
                     .unwrap_or_else(|| own[i - talk.subjects.len()]);
-                format!("{subject} {rest}")
+                format!("{} {rest}", expand(rng, subject))
             }
             _ => happening,
         };
@@ -292,7 +314,7 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         mark_part(used, time);
         mark_part(used, happening);
     }
-    let feeling = if !happened.is_empty() && rng.chance(2, 5) {
+    let feeling = if !happened.is_empty() && rng.chance(1, 4) {
         fresh(rng, used, |rng, _| {
             let feeling = rng.text(&talk.feelings);
             expand(rng, feeling)
@@ -302,6 +324,17 @@ fn user_detail(rng: &mut Rng, used: &mut Used, deletion_words: bool) -> String {
         String::new()
     };
     join(&[&happened, &feeling])
+}
+
+/// Whether `text` has a word that speaks of the user alone ("me", "my", "I'd"), so
+/// that it cannot follow another subject ("a friend and I").
+fn of_me(text: &str) -> bool {
+    const ALONE: &[&str] = &[
+        "i", "i'm", "i'd", "i've", "i'll", "me", "my", "mine", "myself",
+    ];
+    crate::text::tokenize(text)
+        .iter()
+        .any(|w| ALONE.contains(&w.as_str()))
 }
 
 /// The last resort of a user turn in a long session whose parts have worn out:
@@ -489,18 +522,32 @@ pub fn aside_after(rng: &mut Rng, used: &mut Used) -> String {
 /// A small-talk exchange about the scenario; `opening` for the first turn of a
 /// session, which reacts to no earlier reply.
 pub fn talk_turn(rng: &mut Rng, scenario: &Scenario, used: &mut Used, opening: bool) -> Turn {
-    let reaction = if !opening && rng.chance(1, 2) {
+    let reaction = if !opening && rng.chance(1, 4) {
         user_reaction(rng, used)
     } else {
         String::new()
     };
     let (ask, answer) = user_ask(rng, scenario, used);
+    // Mostly how the work on the scenario is going; otherwise something else that
+    // happened lately.
     let detail = if rng.chance(1, 2) {
-        user_detail(rng, used, true)
+        let situation = if rng.chance(3, 4) {
+            user_situation(rng, scenario, used)
+        } else {
+            None
+        };
+        situation.unwrap_or_else(|| user_detail(rng, used, true))
     } else {
         String::new()
     };
-    let more = if rng.chance(1, 6) {
+    // Without a question of the scenario's own, news of how things are going often
+    // stands alone, as people tell it, rather than beside a stock question.
+    let ask = if answer.is_none() && !detail.is_empty() && rng.chance(1, 2) {
+        String::new()
+    } else {
+        ask
+    };
+    let more = if rng.chance(1, 10) {
         user_detail(rng, used, true)
     } else {
         String::new()

@@ -41,6 +41,7 @@ pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> 
         profile: &profile,
         phrasing,
         free,
+        forgotten: forgotten_facts(&plan),
     };
     // Request texts, questions and each session's dialogue draw from streams of their
     // own, so that rewording one part of the text never moves another.
@@ -102,6 +103,21 @@ pub(crate) struct Context<'a> {
     pub phrasing: Phrasing,
     /// Atomic facts that may be disclosed in any turn.
     pub free: Vec<usize>,
+    /// Atomic facts that a request asks to forget or replace (the sources of a
+    /// derived target stay).
+    pub forgotten: BTreeSet<usize>,
+}
+
+/// The atomic targets of the plan's requests.
+fn forgotten_facts(plan: &InstancePlan) -> BTreeSet<usize> {
+    plan.requests
+        .iter()
+        .flat_map(|r| &r.targets)
+        .filter_map(|t| match *t {
+            FactRef::Atomic(i) => Some(i),
+            FactRef::Derived(_) => None,
+        })
+        .collect()
 }
 
 /// Atomic facts claimed by no request (F4 sources included) and asked about by no

@@ -212,3 +212,37 @@ fn spoken_values_are_accepted_spellings() {
         }
     }
 }
+
+/// A happening told of someone else ("a friend and I …", "we …") keeps no word
+/// that only fits the user alone ("… saying sorry but I couldn't make it", "… for
+/// me"), and the subject itself is said, never left as a grammar.
+#[test]
+fn a_happening_told_of_others_keeps_no_word_of_the_user_alone() {
+    let alone = [
+        "i", "i'm", "i'd", "i've", "i'll", "me", "my", "mine", "myself",
+    ];
+    let mut rng = Rng::new(23);
+    let mut others = 0;
+    for _ in 0..4000 {
+        let detail = user_detail(&mut rng, &mut Used::new(), false);
+        let first = sentences(&detail).next().unwrap_or_default().to_lowercase();
+        assert!(!first.contains('['), "{first}");
+        let Some((_, rest)) = first.split_once(", ") else {
+            continue;
+        };
+        let words = crate::text::tokenize(rest);
+        let plural = rest.starts_with("we ") || rest.starts_with("the two of us ");
+        let with_me = words.windows(2).position(|w| w[0] == "and" && w[1] == "i");
+        if !plural && with_me.is_none() {
+            continue;
+        }
+        others += 1;
+        let after = with_me.map_or(1, |i| i + 2);
+        let bad: Vec<&String> = words[after..]
+            .iter()
+            .filter(|w| alone.contains(&w.as_str()))
+            .collect();
+        assert!(bad.is_empty(), "{first:?} keeps {bad:?}");
+    }
+    assert!(others > 300, "only {others} happenings told of others");
+}
