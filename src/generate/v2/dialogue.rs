@@ -189,9 +189,7 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> (String, Opt
         .get(&scenario.theme)
         .map_or(&[][..], Vec::as_slice);
     if !pairs.is_empty() && rng.chance(3, 4) {
-        let unasked: Vec<usize> = (0..pairs.len().min(64))
-            .filter(|&i| used.asked & (1 << i) == 0)
-            .collect();
+        let unasked = unused(used.asked, pairs.len());
         if !unasked.is_empty() {
             let i = unasked[rng.below(unasked.len())];
             let [ask, answer] = &pairs[i];
@@ -205,6 +203,12 @@ fn user_ask(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> (String, Opt
     (framed_ask(rng, Some(&scenario.topic), used), None)
 }
 
+/// The indices below `len` (and 64) whose bit in `said` is clear: the entries of a
+/// scenario's list not said yet in the session.
+fn unused(said: u64, len: usize) -> Vec<usize> {
+    (0..len.min(64)).filter(|&i| said & (1 << i) == 0).collect()
+}
+
 /// How the user's work on the scenario is going, one of the scenario's situations
 /// not told yet in the session, or `None` when none is left (or it has none).
 fn user_situation(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Option<String> {
@@ -212,9 +216,7 @@ fn user_situation(rng: &mut Rng, scenario: &Scenario, used: &mut Used) -> Option
         .situations
         .get(&scenario.theme)
         .map_or(&[][..], Vec::as_slice);
-    let untold: Vec<usize> = (0..situations.len().min(64))
-        .filter(|&i| used.told & (1 << i) == 0)
-        .collect();
+    let untold = unused(used.told, situations.len());
     if untold.is_empty() {
         return None;
     }
