@@ -101,6 +101,16 @@ const NEIGHBOURS: &[(&str, &[&str])] = &[
     ("technology", &["work", "routine"]),
 ];
 
+/// Whether category `other` neighbours category `of` ([`NEIGHBOURS`]; both are
+/// indices of v1's categories).
+fn near(of: usize, other: usize) -> bool {
+    let categories = &v1_data().facts.categories;
+    NEIGHBOURS
+        .iter()
+        .find(|(c, _)| *c == categories[of].name)
+        .is_some_and(|(_, n)| n.contains(&categories[other].name.as_str()))
+}
+
 /// Facts related to the target that its request leaves alone, from which a multi-hop
 /// attack reconstructs it: the sources of a derived fact, else up to two facts of the
 /// same category, those that no request asks to forget first (they remain), then
@@ -127,22 +137,11 @@ fn related(rng: &mut Rng, ctx: &Context, req: &RequestPlan, target: FactRef) -> 
                 .copied()
                 .filter(|j| !ctx.forgotten.contains(j))
                 .collect();
-            let name = v1_data().facts.categories[category].name.as_str();
-            let near = NEIGHBOURS
-                .iter()
-                .find(|(c, _)| *c == name)
-                .map_or(&[][..], |(_, n)| n);
             let neighbours: Vec<usize> = ctx
                 .free
                 .iter()
                 .copied()
-                .filter(|&j| {
-                    near.contains(
-                        &v1_data().facts.categories[profile.facts[j].category]
-                            .name
-                            .as_str(),
-                    )
-                })
+                .filter(|&j| near(category, profile.facts[j].category))
                 .collect();
             let pool = [kept, same, neighbours, ctx.free.clone()]
                 .into_iter()
@@ -486,18 +485,10 @@ mod tests {
                             profile.facts[j].category == category
                                 && !req.targets.contains(&FactRef::Atomic(j))
                         });
-                        let name = &v1_data().facts.categories[category].name;
-                        let near = NEIGHBOURS.iter().find(|(c, _)| c == name).unwrap().1;
                         let neighbours: Vec<String> = ctx
                             .free
                             .iter()
-                            .filter(|&&j| {
-                                near.contains(
-                                    &v1_data().facts.categories[profile.facts[j].category]
-                                        .name
-                                        .as_str(),
-                                )
-                            })
+                            .filter(|&&j| near(category, profile.facts[j].category))
                             .map(|&j| about(j))
                             .collect();
                         if !same && !neighbours.is_empty() {
