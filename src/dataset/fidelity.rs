@@ -607,6 +607,7 @@ pub fn compute(dataset: &Dataset, sample_tokens: usize) -> Fidelity {
     measures.push(deletion_words(&indexed));
     measures.push(assistant_restates_value(&indexed));
     measures.push(persona_contradictions(&indexed));
+    measures.push(shared_identifying_values(&indexed));
     Fidelity {
         source: dataset.source.clone(),
         instances: dataset.instances.len(),

@@ -250,7 +250,7 @@ fn the_stats_command_reports_bad_data() {
 }
 
 /// The measure names of `bemula stats --fidelity --json`, in order.
-const FIDELITY_MEASURES: [&str; 24] = [
+const FIDELITY_MEASURES: [&str; 25] = [
     "distinct_4_user",
     "distinct_1_user",
     "distinct_2_user",
@@ -275,6 +275,7 @@ const FIDELITY_MEASURES: [&str; 24] = [
     "deletion_words",
     "assistant_restates_value",
     "persona_contradictions",
+    "shared_identifying_values",
 ];
 
 /// Checks the shape of `--fidelity --json` output and returns its measures.
@@ -347,7 +348,7 @@ fn fidelity_measures_the_hand_written_set_as_real_dialogue() {
         ),
         "{err}"
     );
-    assert!(out.contains("12 of 16 targets met"), "{out}");
+    assert!(out.contains("13 of 17 targets met"), "{out}");
     assert!(measure(&measures, "deletion_words")["met"] == true);
 }
 
@@ -456,7 +457,7 @@ fn fidelity_check_fails_on_a_missed_target() {
         ),
         "{err}"
     );
-    assert!(out.contains("11 of 16 targets met"), "{out}");
+    assert!(out.contains("12 of 17 targets met"), "{out}");
     // Without --check the same report exits 0.
     let (code, _, err) = bemula(&["stats", "--fidelity", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

@@ -566,6 +566,53 @@ pub(super) fn persona_contradictions(indexed: &[Indexed]) -> Measure {
     )
 }
 
+/// Whether a fact's predicate names something that identifies a person: a name
+/// (of a relative, a friend, a pet), a doctor, a manager, a neighbour, a code, a
+/// number or an address. A password manager is software, not a person.
+pub(super) fn identifying(predicate: &str) -> bool {
+    const WORDS: [&str; 8] = [
+        "name",
+        "doctor",
+        "manager",
+        "neighbor",
+        "neighbour",
+        "code",
+        "number",
+        "address",
+    ];
+    let lower = predicate.to_lowercase();
+    !lower.contains("password manager")
+        && lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| WORDS.contains(&w))
+}
+
+pub(super) fn shared_identifying_values(indexed: &[Indexed]) -> Measure {
+    let mut profiles: HashMap<String, HashSet<&str>> = HashMap::new();
+    for ix in indexed {
+        let instance = ix.instance;
+        for fact in &instance.profile.facts {
+            if identifying(&fact.predicate) {
+                profiles
+                    .entry(fact.value.trim().to_lowercase())
+                    .or_default()
+                    .insert(instance.id.as_str());
+            }
+        }
+    }
+    let shared = profiles.values().filter(|ids| ids.len() > 2).count();
+    Measure::share(
+        "shared_identifying_values",
+        "identifying fact values (of predicates naming a name, a doctor, a manager, a \
+         neighbour, a code, a number or an address) found in more than 2 profiles / distinct \
+         identifying values"
+            .to_string(),
+        shared,
+        profiles.len(),
+        Target::at_most(0.0),
+    )
+}
+
 pub(super) fn assistant_restates_value(indexed: &[Indexed]) -> Measure {
     let (mut restating, mut total) = (0, 0);
     for ix in indexed {

@@ -550,3 +550,43 @@ fn an_empty_dataset_measures_nothing_and_misses_nothing() {
     assert_eq!(f.missed().count(), 0);
     assert!(render_text(&f).contains("0 of 0 targets met"));
 }
+
+#[test]
+fn an_identifying_value_in_three_profiles_is_shared_and_a_common_one_is_not_counted() {
+    assert!(identifying("dog's name") && identifying("building door code"));
+    assert!(identifying("manager") && identifying("Neighbour") && identifying("home address"));
+    assert!(!identifying("password manager") && !identifying("favourite food"));
+    assert!(
+        !identifying("surname-less"),
+        "a word holding \"name\" is not the word"
+    );
+    let one = dataset().instances.remove(0);
+    let with = |id: &str, friend: &str, app: &str| {
+        let mut instance = one.clone();
+        instance.id = id.into();
+        instance.profile.facts = vec![
+            fact("f1", "best friend's name", friend),
+            fact("f2", "meditation app", app),
+        ];
+        instance
+    };
+    // Rufus is the friend of three profiles, Ines of two; the app of all four is no
+    // identifying value.
+    let data = Dataset::from_instances(
+        vec![
+            with("a_001", "Rufus", "Headspace"),
+            with("a_002", "rufus", "Headspace"),
+            with("a_003", "Rufus ", "Headspace"),
+            with("a_004", "Ines", "Headspace"),
+            with("a_005", "Ines", "Headspace"),
+        ],
+        "test",
+    );
+    let f = compute(&data, 100);
+    assert_eq!(counted(&f, "shared_identifying_values"), (1, 2));
+    assert_eq!(f.get("shared_identifying_values").unwrap().met, Some(false));
+    let data = Dataset::from_instances(data.instances[1..].to_vec(), "test");
+    let f = compute(&data, 100);
+    assert_eq!(counted(&f, "shared_identifying_values"), (0, 2));
+    assert_eq!(f.get("shared_identifying_values").unwrap().met, Some(true));
+}

@@ -21,6 +21,7 @@ mod dialogue;
 mod parts;
 pub(crate) mod persona;
 mod request;
+mod values;
 mod when;
 
 use super::Phrasing;
@@ -33,7 +34,8 @@ use std::collections::BTreeSet;
 /// Generates one instance with generator v2.
 pub fn generate_instance(seed: u64, spec: &InstanceSpec, phrasing: Phrasing) -> Instance {
     let mut rng = Rng::derived(seed, &format!("v2/{}", spec.id));
-    let (profile, plan) = plan_instance_with(spec, &mut rng, derive::synthesize);
+    let (mut profile, plan) = plan_instance_with(spec, &mut rng, derive::synthesize);
+    values::make_distinct(&mut profile, seed, spec);
     // What a turn may add beside its own disclosure: facts no request claims and no
     // preservation question asks about, so they may be said anywhere.
     let free = free_facts(&profile, &plan);
