@@ -82,7 +82,7 @@ impl Persona {
     }
 
     /// Strings the persona puts into texts; no fact value may overlap them.
-    fn reserved(&self) -> Vec<String> {
+    pub(crate) fn reserved(&self) -> Vec<String> {
         vec![
             self.first.clone(),
             self.last.clone(),

@@ -42,7 +42,7 @@ pub(crate) fn synthesize(rng: &mut Rng, start: Date, min_derived: usize) -> GenP
 
 /// Every text the generators may put into a dialogue, lowercased: the embedded data
 /// files of v1 and v2 (word lists, templates and inventories) as written.
-static FIXED_TEXT: LazyLock<String> = LazyLock::new(|| {
+pub(super) static FIXED_TEXT: LazyLock<String> = LazyLock::new(|| {
     crate::generate::data::FILES
         .iter()
         .chain(super::data::FILES.iter())

@@ -158,14 +158,7 @@ pub(crate) fn make_distinct(profile: &mut GenProfile, seed: u64, spec: &Instance
     let lists = Lists::new(seed);
     let k = slot(&spec.id);
     let mut rng = Rng::derived(seed, &format!("v2/{}/values", spec.id));
-    let persona = &profile.persona;
-    let reserved = [
-        persona.first.clone(),
-        persona.last.clone(),
-        persona.city.clone(),
-        persona.sport.clone(),
-        persona.occupation.title.clone(),
-    ];
+    let reserved = profile.persona.reserved();
     for i in 0..profile.facts.len() {
         let key = profile.facts[i].template.key.as_str();
         let old = profile.facts[i].value.clone();
@@ -305,13 +298,7 @@ mod tests {
 
     #[test]
     fn no_name_is_said_by_the_generators_fixed_text() {
-        let fixed: String = crate::generate::data::FILES
-            .iter()
-            .chain(super::super::data::FILES.iter())
-            .map(|(_, text)| text.to_lowercase())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let words: BTreeSet<&str> = fixed
+        let words: BTreeSet<&str> = super::super::derive::FIXED_TEXT
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .collect();
